@@ -1,0 +1,39 @@
+# LambdaRAG: `make serve` and `make test` set everything up on a machine with only python3.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8080
+DOMAIN ?= demo
+
+.PHONY: serve test lint demo bench eval clean
+
+$(VENV)/.installed-serve: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e '.[local-embeddings,demo]'
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e '.[local-embeddings,demo,eval,test]'
+	touch $@ $(VENV)/.installed-serve
+
+## serve: build the bundled demo domain (incremental) and serve it on 127.0.0.1:$(PORT)
+serve: $(VENV)/.installed-serve
+	$(PY) -m lambdarag demo
+	$(PY) scripts/app.py --domain $(DOMAIN) --port $(PORT)
+
+## demo: (re)generate and build the demo domain only
+demo: $(VENV)/.installed-serve
+	$(PY) -m lambdarag demo
+
+## test: the default test tier (offline, a few minutes on 2 cores)
+test: $(VENV)/.installed-test
+	$(VENV)/bin/pytest -q
+
+## lint: ruff and mypy
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) build *.egg-info

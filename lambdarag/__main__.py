@@ -1,0 +1,1 @@
+from lambdarag.cli import main; raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the `lambdarag` CLI: each module defines register(subparsers)."""

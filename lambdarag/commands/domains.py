@@ -1,0 +1,61 @@
+"""`lambdarag init` and `lambdarag config`: create a domain, show its effective configuration."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import yaml
+
+from lambdarag.config import to_plain
+from lambdarag.domain import domain_overrides, init_domain, open_domain
+
+
+def add_domain_args(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """--domain NAME and --base-dir DIR, shared by every per-domain subcommand."""
+    parser.add_argument("--domain", required=required, help="domain name (folder under the knowledge base)")
+    parser.add_argument("--base-dir", default=None, help="knowledge base directory (default: config / env)")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("init", help="create a domain from knowledge-template/")
+    p.add_argument("name", help="domain name: lowercase letters, digits, '-', '_'")
+    p.add_argument("--base-dir", default=None, help="knowledge base directory (default: config / env)")
+    p.add_argument("--force", action="store_true", help="refresh an existing domain (raw/ is kept)")
+    p.set_defaults(handler=cmd_init)
+    c = sub.add_parser("config", help="print the effective configuration of a domain")
+    add_domain_args(c)
+    c.set_defaults(handler=cmd_config)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    domain = init_domain(args.name, args.base_dir, force=args.force)
+    print(f"domain {domain.name} ready at {domain.root}; put documents into {domain.raw_dir}")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    domain = open_domain(args.domain, args.base_dir)
+    print(render_config(to_plain(domain.config), domain_overrides(domain)))
+    return 0
+
+
+def render_config(plain: dict[str, Any], overridden: set[str]) -> str:
+    """YAML of the effective config; lines whose key the domain overrides end in '# <- instance.yml'."""
+    lines: list[str] = []
+    _render(plain, overridden, "", 0, lines)
+    return "\n".join(lines)
+
+
+def _render(node: dict[str, Any], overridden: set[str], prefix: str, depth: int, out: list[str]) -> None:
+    pad = "  " * depth
+    for key, value in node.items():
+        path = f"{prefix}.{key}" if prefix else key
+        mark = "  # <- instance.yml" if path in overridden else ""
+        if isinstance(value, dict) and value:
+            out.append(f"{pad}{key}:{mark}")
+            _render(value, overridden, path, depth + 1, out)
+        else:
+            dumped = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True, width=10_000).strip()
+            dumped = dumped.removesuffix("\n...").removesuffix("...").strip()
+            out.append(f"{pad}{key}: {dumped}{mark}")

@@ -1,0 +1,197 @@
+"""The typed shape of agent-config.yml: one frozen dataclass per section.
+
+Field metadata carries value ranges (``rng``) and allowed choices (``choice``); prompt templates
+list the placeholders they must contain in ``PROMPT_PLACEHOLDERS``. Loading and validation live
+in config.py; this module is only the schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+CHANNEL_NAMES = ("bm25", "vector", "graph", "wiki")
+INTENT_NAMES = ("person", "process", "data", "fact", "compare", "relation", "synthesis", "temporal")
+
+
+def rng(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
+    """Field metadata: inclusive numeric range."""
+    return {"range": (lo, hi)}
+
+
+def choice(*values: str) -> dict[str, Any]:
+    """Field metadata: the value must be one of these strings."""
+    return {"choices": values}
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str
+    port: int = field(metadata=rng(1, 65535))
+    workers: int = field(metadata=rng(1, 64))
+    threads: int = field(metadata=rng(1, 256))
+    timeout_s: int = field(metadata=rng(1, 3600))
+    max_body_bytes: int = field(metadata=rng(1024, 100_000_000))
+    max_question_chars: int = field(metadata=rng(1, 100_000))
+    max_history_turns: int = field(metadata=rng(0, 100))
+    admin_token_env: str
+    session_ttl_s: int = field(metadata=rng(1, None))
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    enabled: bool
+    base_url: str
+    model: str
+    api_key_env: str
+    timeout_s: float = field(metadata=rng(0.1, 3600))
+    max_retries: int = field(metadata=rng(0, 10))
+    max_tokens: int = field(metadata=rng(1, 100_000))
+    temperature: float = field(metadata=rng(0, 2))
+    ungrounded: str = field(metadata=choice("flag", "drop"))
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    backend: str = field(metadata=choice("local", "openai", "none"))
+    model: str
+    dim: int = field(metadata=rng(1, 65536))
+    base_url: str
+    api_key_env: str
+    batch_size: int = field(metadata=rng(1, 4096))
+    timeout_s: float = field(metadata=rng(0.1, 3600))
+    max_retries: int = field(metadata=rng(0, 10))
+    query_prefix: str
+    passage_prefix: str
+
+
+@dataclass(frozen=True)
+class KnowledgeConfig:
+    base_dir: str
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    chunk_size: int = field(metadata=rng(50, 20_000))
+    chunk_overlap: int = field(metadata=rng(0, 5_000))
+    table_rows_per_chunk: int = field(metadata=rng(1, 10_000))
+    max_file_mb: float = field(metadata=rng(0.001, 10_000))
+    max_unzipped_mb: float = field(metadata=rng(0.001, 100_000))
+    timeout_s: float = field(metadata=rng(1, 86_400))
+
+
+@dataclass(frozen=True)
+class ChannelConfig:
+    enabled: bool
+    top_k: int = field(metadata=rng(1, 1000))
+    timeout_s: float = field(metadata=rng(0.01, 600))
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    rrf_k: int = field(metadata=rng(0, 10_000))
+    final_top_k: int = field(metadata=rng(1, 200))
+    table_boost: float = field(metadata=rng(0, 10))
+    recency_boost: float = field(metadata=rng(0, 10))
+    channels: Mapping[str, ChannelConfig] = field(metadata={"keys": CHANNEL_NAMES, "all_keys": True})
+
+
+@dataclass(frozen=True)
+class IntentClass:
+    weights: Mapping[str, float] = field(metadata={"keys": CHANNEL_NAMES, "all_keys": True, **rng(0, 100)})
+    keywords: Mapping[str, float] = field(metadata=rng(0, 100))
+
+
+@dataclass(frozen=True)
+class IntentsConfig:
+    default: str = field(metadata=choice(*INTENT_NAMES))
+    llm_margin: float = field(metadata=rng(0, 100))
+    classes: Mapping[str, IntentClass] = field(metadata={"keys": INTENT_NAMES, "all_keys": True})
+
+
+@dataclass(frozen=True)
+class QueryConfig:
+    synonyms: Mapping[str, tuple[str, ...]]
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CorrectiveConfig:
+    threshold: float = field(metadata=rng(0, 1))
+    max_retries: int = field(metadata=rng(0, 5))
+    not_found_below: float = field(metadata=rng(0, 1))
+
+
+@dataclass(frozen=True)
+class SlotsConfig:
+    enabled: bool
+    intents: tuple[str, ...] = field(metadata=choice(*INTENT_NAMES))
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    max_chars: int = field(metadata=rng(200, 200_000))
+    max_wiki_chars: int = field(metadata=rng(0, 200_000))
+    excerpt_chars: int = field(metadata=rng(20, 5_000))
+
+
+@dataclass(frozen=True)
+class PromptsConfig:
+    system: str
+    answer: str
+    condense: str
+    intent: str
+    slots: str
+    not_found: str
+
+
+PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "system": frozenset({"domain"}),
+    "answer": frozenset({"context", "question"}),
+    "condense": frozenset({"history", "question"}),
+    "intent": frozenset({"labels", "question"}),
+    "slots": frozenset({"intent", "schema", "context", "question"}),
+    "not_found": frozenset({"question"}),
+}
+
+
+@dataclass(frozen=True)
+class FeedbackConfig:
+    dir: str
+    rotate_mb: float = field(metadata=rng(0.001, 100_000))
+    keep_rotated: int = field(metadata=rng(0, 1000))
+    query_text: str = field(metadata=choice("keep", "hash", "drop"))
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    max_hops: int = field(metadata=rng(0, 6))
+    cooccurrence_weight: float = field(metadata=rng(0, 1))
+    llm_extraction: bool
+
+
+@dataclass(frozen=True)
+class WikiConfig:
+    min_mentions: int = field(metadata=rng(1, 1000))
+    summary_sentences: int = field(metadata=rng(1, 50))
+    llm_summaries: bool
+
+
+@dataclass(frozen=True)
+class Config:
+    server: ServerConfig
+    llm: LLMConfig
+    embedding: EmbeddingConfig
+    knowledge: KnowledgeConfig
+    ingest: IngestConfig
+    retrieval: RetrievalConfig
+    intents: IntentsConfig
+    query: QueryConfig
+    corrective: CorrectiveConfig
+    slots: SlotsConfig
+    context: ContextConfig
+    prompts: PromptsConfig
+    feedback: FeedbackConfig
+    graph: GraphConfig
+    wiki: WikiConfig

@@ -1,0 +1,90 @@
+"""The few exceptions LambdaRAG raises on purpose.
+
+Each carries a machine code, an HTTP status for the server's one error shape
+``{"error": {"code", "message"}}`` and a message that says what failed and what to do.
+"""
+
+from __future__ import annotations
+
+
+class LambdaRAGError(Exception):
+    """Base of every expected failure; never shown to users as a traceback."""
+
+    code = "error"
+    status = 500
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message}: {self.hint}" if self.hint else self.message
+
+
+class ConfigError(LambdaRAGError):
+    """A configuration file is unreadable, has an unknown key, a wrong type or a bad value."""
+
+    code = "config_error"
+    status = 500
+
+    def __init__(self, file: str, key_path: str, message: str) -> None:
+        where = f"{file}: {key_path}" if key_path else file
+        super().__init__(f"{where}: {message}")
+        self.file = file
+        self.key_path = key_path
+
+
+class DomainError(LambdaRAGError):
+    """A domain name is invalid, missing, or would escape the knowledge base directory."""
+
+    code = "domain_error"
+    status = 404
+
+
+class IndexMismatchError(LambdaRAGError):
+    """An index is missing, half-built or was built with other parameters than the config."""
+
+    code = "index_mismatch"
+    status = 503
+
+
+class ExtractionError(LambdaRAGError):
+    """One file could not be extracted; the build records it and goes on."""
+
+    code = "extraction_error"
+    status = 422
+
+
+class ServiceError(LambdaRAGError):
+    """An external service (LLM, embeddings) failed or answered something unusable."""
+
+    code = "service_unavailable"
+    status = 503
+
+
+class InputError(LambdaRAGError):
+    """A request or command-line argument is malformed."""
+
+    code = "bad_request"
+    status = 400
+
+
+class NotFoundError(LambdaRAGError):
+    """An id (request, session, domain) that does not exist."""
+
+    code = "not_found"
+    status = 404
+
+
+class AuthError(LambdaRAGError):
+    """An admin route without a valid token (401 missing, 403 wrong)."""
+
+    code = "unauthorized"
+    status = 401
+
+    def __init__(self, message: str, forbidden: bool = False) -> None:
+        super().__init__(message)
+        if forbidden:
+            self.code = "forbidden"
+            self.status = 403

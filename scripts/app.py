@@ -1,0 +1,7 @@
+"""`python scripts/app.py ARGS` is `lambdarag serve ARGS`."""
+
+import _bootstrap  # noqa: F401
+
+from lambdarag.cli import run_script
+
+raise SystemExit(run_script("serve"))
