@@ -1,1 +1,5 @@
-from lambdarag.cli import main; raise SystemExit(main())
+"""`python -m lambdarag` is the `lambdarag` command."""
+
+from lambdarag.cli import main
+
+raise SystemExit(main())

@@ -150,7 +150,7 @@ def build(cls: type[Any], data: Any, where: _Where, path: str = "") -> Any:
 
 def _convert(tp: Any, value: Any, where: _Where, path: str, meta: Mapping[str, Any]) -> Any:
     origin = typing.get_origin(tp)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return build(tp, value, where, path)
     if origin in (Mapping, dict):
         return _convert_mapping(tp, value, where, path, meta)
@@ -167,7 +167,7 @@ def _convert(tp: Any, value: Any, where: _Where, path: str, meta: Mapping[str, A
 def _convert_mapping(tp: Any, value: Any, where: _Where, path: str, meta: Mapping[str, Any]) -> Any:
     if not isinstance(value, Mapping):
         raise _err(where, path, f"expected a mapping, got {value!r}")
-    key_tp, val_tp = typing.get_args(tp)
+    _, val_tp = typing.get_args(tp)
     allowed = meta.get("keys")
     out: dict[str, Any] = {}
     for key, item in value.items():
@@ -202,7 +202,7 @@ def _convert_scalar(tp: Any, value: Any, where: _Where, path: str, meta: Mapping
 
 def _check_meta(value: Any, where: _Where, path: str, meta: Mapping[str, Any]) -> None:
     lo, hi = meta.get("range", (None, None))
-    if lo is not None and value < lo or hi is not None and value > hi:
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise _err(where, path, f"value {value!r} out of range [{lo}, {hi if hi is not None else '∞'}]")
     choices = meta.get("choices")
     if choices and value not in choices:

@@ -149,7 +149,7 @@ def test_missing_key_in_base_file(tmp_path: Path) -> None:
     data = yaml.safe_load(DEFAULT_CONFIG_FILE.read_text(encoding="utf-8"))
     del data["graph"]["max_hops"]
     base = write(tmp_path / "agent-config.yml", yaml.safe_dump(data, allow_unicode=True))
-    with pytest.raises(ConfigError, match="graph.max_hops: missing required key"):
+    with pytest.raises(ConfigError, match=r"graph\.max_hops: missing required key"):
         load_config(None, base)
 
 

@@ -1,0 +1,73 @@
+"""The channel contract and registry.
+
+Every channel module (bm25, vector, graph, wiki) defines:
+    build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult
+    load(domain: Domain) -> Channel     # raises IndexMismatchError when missing or stale
+and its Channel answers search(query, k) -> list[Hit] over chunk ids.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol
+
+from lambdarag.errors import LambdaRAGError
+from lambdarag.records import Hit
+
+if TYPE_CHECKING:
+    from lambdarag.domain import Domain
+
+CHANNEL_MODULES: dict[str, str] = {
+    "bm25": "lambdarag.channels.bm25",
+    "vector": "lambdarag.channels.vector",
+    "graph": "lambdarag.channels.graph",
+    "wiki": "lambdarag.channels.wiki",
+}
+
+
+class Channel(Protocol):
+    """A loaded, read-only index answering queries with chunk-id hits."""
+
+    name: str
+
+    def search(self, query: str, k: int) -> list[Hit]: ...
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What one channel build did, for the closing summary."""
+
+    channel: str
+    items: int  # documents / vectors / nodes / pages in the published index
+    seconds: float
+    reused: int = 0  # items carried over unchanged (incremental builds)
+    detail: str = ""
+
+
+def channel_module(name: str) -> ModuleType:
+    """The module implementing channel ``name``; unknown names list the registry's keys."""
+    if name not in CHANNEL_MODULES:
+        raise LambdaRAGError(f"unknown channel {name!r}", f"known channels: {', '.join(CHANNEL_MODULES)}")
+    return importlib.import_module(CHANNEL_MODULES[name])
+
+
+def load_channels(
+    domain: Domain, names: Sequence[str] | None = None
+) -> tuple[dict[str, Channel], dict[str, str]]:
+    """Load the enabled channels; a channel that cannot load is reported, never fatal."""
+    wanted = names if names is not None else [
+        n for n, c in domain.config.retrieval.channels.items() if c.enabled
+    ]
+    loaded: dict[str, Channel] = {}
+    errors: dict[str, str] = {}
+    for name in wanted:
+        try:
+            loaded[name] = channel_module(name).load(domain)
+        except LambdaRAGError as exc:
+            errors[name] = str(exc)
+        except (ImportError, OSError, ValueError) as exc:
+            errors[name] = f"{type(exc).__name__}: {exc}"
+    return loaded, errors

@@ -1,0 +1,113 @@
+"""Index folders: a versioned manifest checked on load, and atomic publication.
+
+index/<channel> is a symlink to index/.<channel>-<stamp>/; a build writes a fresh folder and
+swaps the link with os.replace, so readers see the old index or the new one, never half of one,
+and a build that dies midway leaves the previous index in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lambdarag.errors import IndexMismatchError
+from lambdarag.records import Chunk
+
+MANIFEST_NAME = "manifest.json"
+
+REBUILD_COMMANDS = {
+    "bm25": "python scripts/rebuild_index.py --domain {domain}",
+    "vector": "python scripts/build_vector_index.py --domain {domain}",
+    "graph": "python scripts/wiki_compile.py --domain {domain}",
+    "wiki": "python scripts/wiki_compile.py --domain {domain}",
+}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What an index was built from and with."""
+
+    channel: str
+    format_version: int
+    params: dict[str, Any]
+    counts: dict[str, int]
+    chunks_hash: str
+    built_at: float = field(default_factory=time.time)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def chunks_hash(chunks: Iterable[Chunk]) -> str:
+    """Content hash of the chunk set an index was built from (ids and indexed text)."""
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk.chunk_id.encode("utf-8"))
+        digest.update(b"\0")
+        digest.update(chunk.index_text.encode("utf-8"))
+        digest.update(b"\1")
+    return digest.hexdigest()
+
+
+def publish(index_root: Path, channel: str, write: Callable[[Path], Manifest]) -> Path:
+    """Build into a fresh folder with ``write`` (which returns the manifest), then swap it in."""
+    index_root.mkdir(parents=True, exist_ok=True)
+    stamp = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 1_000_000}"
+    folder = index_root / f".{channel}-{stamp}"
+    folder.mkdir()
+    try:
+        manifest = write(folder)
+        (folder / MANIFEST_NAME).write_text(manifest.to_json(), encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    link = index_root / channel
+    previous = link.resolve() if link.is_symlink() else None
+    if link.exists() and not link.is_symlink():
+        shutil.rmtree(link)  # an index from before atomic publication
+    tmp_link = index_root / f".{channel}.link-{stamp}"
+    tmp_link.symlink_to(folder.name)
+    os.replace(tmp_link, link)
+    if previous is not None and previous != folder.resolve():
+        shutil.rmtree(previous, ignore_errors=True)
+    return link
+
+
+def read_manifest(
+    index_root: Path,
+    channel: str,
+    domain: str,
+    format_version: int,
+    params: Mapping[str, Any] | None = None,
+    chunks_digest: str | None = None,
+) -> tuple[Path, Manifest]:
+    """The index folder and manifest of ``channel``; any mismatch says which command rebuilds it."""
+    command = REBUILD_COMMANDS.get(channel, "lambdarag build --domain {domain}")
+    rebuild = "run: " + command.format(domain=domain)
+    folder = (index_root / channel).resolve()
+    path = folder / MANIFEST_NAME
+    if not path.exists():
+        raise IndexMismatchError(f"{channel} index of domain {domain!r} is missing", rebuild)
+    try:
+        manifest = Manifest(**json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, TypeError) as exc:
+        raise IndexMismatchError(f"{channel} index manifest is unreadable ({exc})", rebuild) from exc
+    if manifest.format_version != format_version:
+        found = manifest.format_version
+        raise IndexMismatchError(f"{channel} index has format {found}, this version reads {format_version}", rebuild)
+    for key, want in (params or {}).items():
+        have = manifest.params.get(key)
+        if have != want:
+            message = f"{channel} index built with {key}={have!r}, config says {want!r}"
+            raise IndexMismatchError(message, rebuild)
+    if chunks_digest is not None and manifest.chunks_hash != chunks_digest:
+        raise IndexMismatchError(f"{channel} index is older than the extracted chunks", rebuild)
+    return folder, manifest
