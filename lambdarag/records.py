@@ -7,6 +7,7 @@ back to the chunks that mention them, so fusion ranks one id space.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 
@@ -70,3 +71,24 @@ class Hit:
     path: tuple[str, ...] = ()  # relation path, e.g. ("预算科", "隶属", "财务处")
     side_text: str = ""  # side information for the context (wiki page excerpt)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange of a session, as condensation and the LLM see it."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Per-request knobs: ablations for evaluation and the injectable "today"."""
+
+    channels: tuple[str, ...] | None = None  # None = every enabled channel
+    uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
+    gate: bool = True  # corrective gate (rewrite and retry once)
+    entity_expansion: bool = True  # entity-enhanced BM25 query
+    use_llm: bool = True  # False forces the embedded default even when an LLM is configured
+    today: date | None = None  # "today" for temporal expansion; None = the real date
+    log: bool = True  # append to the feedback logs
