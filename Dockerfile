@@ -16,7 +16,8 @@ COPY pyproject.toml README.md agent-config.yml ./
 COPY lambdarag ./lambdarag
 COPY scripts ./scripts
 COPY knowledge-template ./knowledge-template
-RUN pip install --no-cache-dir '.[local-embeddings,demo]' \
+# Editable install: the package reads agent-config.yml and knowledge-template/ from /app.
+RUN pip install --no-cache-dir -e '.[local-embeddings,demo]' \
     && useradd --create-home --uid 10001 lambdarag \
     && mkdir -p /data/knowledge && chown lambdarag /data/knowledge
 
