@@ -1,0 +1,1 @@
+"""Model clients: OpenAI-compatible LLM chat and embeddings, and the local offline embedder."""

