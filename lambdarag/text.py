@@ -1,0 +1,180 @@
+"""Text helpers shared by indexing and querying: normalisation, sentences, tokens, keyword overlap.
+
+Tokens are jieba words over the normalised text (NFKC + casefold) with a domain dictionary and a
+stopword list; Latin and digit identifiers are cut out before segmentation and emitted whole and
+in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without separators still meets
+the document. Segmentation uses rjieba (jieba-rs), which ships jieba's dictionary and add_word
+semantics and with HMM off is token-identical to jieba on the DomainRAG corpus (see BENCHMARKS.md);
+jieba itself is the fallback where the rjieba wheel is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
+
+TOKENIZER_VERSION = 1  # bump when the token rules or the stopword list change: BM25 indexes record it
+HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
+
+# Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
+_UNIT_RE = r"\d+[年月日号届级]"
+_IDENT_RE = r"[a-z0-9]+(?:[./\-_:][a-z0-9]+)*"
+_PART_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+_DIGITS_RE = re.compile(r"\d+")
+_ASCII_ALNUM_RE = re.compile(r"[a-z0-9]")
+_SENTENCE_RE = re.compile(
+    r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
+)
+
+Segmenter = Callable[[str], list[str]]
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width to half-width, compatibility forms) then casefold."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences ending at 。！？；, at ! ? and at a '.' before a space, closing quotes kept; stripped."""
+    return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+
+
+@functools.cache
+def stopwords() -> frozenset[str]:
+    """The bundled Chinese and English stopword list (lambdarag/resources/stopwords.txt)."""
+    raw = resources.files("lambdarag").joinpath("resources/stopwords.txt").read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in raw.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def backend_name() -> str:
+    """Segmenter library in use with its version, e.g. 'rjieba-0.2.2'."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name in ("rjieba", "jieba"):
+        try:
+            return f"{name}-{version(name)}"
+        except PackageNotFoundError:
+            continue
+    return "none"
+
+
+@functools.lru_cache(maxsize=16)
+def _segmenter(terms: frozenset[str]) -> Segmenter:
+    """A fresh jieba-compatible segmenter with ``terms`` added; cached because loading the dictionary costs ~0.2 s."""
+    try:
+        import rjieba
+    except ImportError:  # no wheel for this platform: pure-Python jieba has the same dictionary
+        return _jieba_segmenter(terms)
+    seg = rjieba.Jieba()
+    for term in sorted(terms):  # sorted: add_word frequencies may depend on earlier additions
+        seg.add_word(term, None, None)
+    return functools.partial(seg.cut, hmm=HMM)
+
+
+def _jieba_segmenter(terms: frozenset[str]) -> Segmenter:
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    seg = jieba.Tokenizer()
+    for term in sorted(terms):
+        seg.add_word(term)
+    return functools.partial(seg.lcut, HMM=HMM)
+
+
+def identifier_forms(ident: str) -> list[str]:
+    """An identifier whole, then its letter runs, numbers and digit runs: 'va004' -> va004, va, 004."""
+    forms = [ident]
+    for part in _PART_RE.findall(ident):
+        forms.append(part)
+        if "." in part:
+            forms.extend(_DIGITS_RE.findall(part))
+    return list(dict.fromkeys(forms))
+
+
+def terms_digest(terms: Iterable[str]) -> str:
+    """Stable hash of a dictionary (order and duplicates ignored)."""
+    joined = "\n".join(sorted({normalize(t).strip() for t in terms} - {""}))
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+
+
+class Tokenizer:
+    """jieba words with a domain dictionary, identifiers whole and split, stopwords and punctuation dropped."""
+
+    def __init__(self, terms: Iterable[str] = ()) -> None:
+        clean = {normalize(t).strip() for t in terms} - {""}
+        self.terms = frozenset(clean)
+        self.name = f"lambdarag-text-{TOKENIZER_VERSION}/{backend_name()}/hmm={'on' if HMM else 'off'}"
+        self._segment = _segmenter(frozenset(t for t in clean if not _ASCII_ALNUM_RE.search(t)))
+        # Terms with Latin letters or digits would be cut apart by the identifier rule: match them first.
+        mixed = sorted((t for t in clean if _ASCII_ALNUM_RE.search(t)), key=lambda t: (-len(t), t))
+        alternatives = [f"(?P<term>{'|'.join(map(_bounded, mixed))})"] if mixed else []
+        alternatives += [f"(?P<unit>{_UNIT_RE})", f"(?P<ident>{_IDENT_RE})"]
+        self._pattern = re.compile("|".join(alternatives))
+        self._stop = stopwords()
+
+    def tokens(self, text: str) -> list[str]:
+        """BM25 tokens of ``text``: words, identifiers whole and in parts, no stopwords or punctuation."""
+        return [t for t in self._scan(normalize(text), split=True) if t not in self._stop]
+
+    def keywords(self, text: str) -> list[str]:
+        """Content words for overlap and matching: identifiers whole, deduplicated in order.
+
+        Single characters match almost any text, so they count only when nothing longer is left.
+        """
+        words = [t for t in self._scan(normalize(text), split=False) if t not in self._stop]
+        unique = list(dict.fromkeys(words))
+        longer = [w for w in unique if len(w) > 1]
+        return longer or unique
+
+    def _scan(self, text: str, split: bool) -> list[str]:
+        out: list[str] = []
+        pos = 0
+        for match in self._pattern.finditer(text):
+            self._words(text[pos : match.start()], out)
+            whole = match.group()
+            if match.lastgroup == "term":
+                out.append(whole)
+                if split:
+                    out.extend(t for t in self._inner(whole) if t != whole)
+            elif match.lastgroup == "unit":
+                out.append(whole)
+                if split:
+                    out.append(whole[:-1])
+            else:
+                out.extend(identifier_forms(whole) if split else [whole])
+            pos = match.end()
+        self._words(text[pos:], out)
+        return out
+
+    def _inner(self, term: str) -> list[str]:
+        """Tokens inside a mixed dictionary term, so its parts also match on their own."""
+        return Tokenizer(()).tokens(term)
+
+    def _words(self, segment: str, out: list[str]) -> None:
+        if segment and not segment.isspace():
+            out.extend(w for w in self._segment(segment) if _is_content(w))
+
+
+def _bounded(term: str) -> str:
+    """Regex for a mixed term that does not start or end inside a longer identifier."""
+    head = r"(?<![a-z0-9])" if _ASCII_ALNUM_RE.match(term[0]) else ""
+    tail = r"(?![a-z0-9])" if _ASCII_ALNUM_RE.match(term[-1]) else ""
+    return f"{head}{re.escape(term)}{tail}"
+
+
+def _is_content(word: str) -> bool:
+    """Words with at least one letter, digit or CJK character (drops punctuation and spaces)."""
+    return any(ch.isalnum() for ch in word)
+
+
+def keyword_overlap(keywords: Sequence[str], text: str) -> float:
+    """Fraction of ``keywords`` found in normalize(text); 0.0 when there are no keywords."""
+    if not keywords:
+        return 0.0
+    haystack = normalize(text)
+    return sum(1 for k in keywords if normalize(k) in haystack) / len(keywords)
