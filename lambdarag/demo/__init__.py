@@ -1,0 +1,1 @@
+"""The bundled demo domain: a fictional university finance office's documents and questions."""
