@@ -1,0 +1,1 @@
+"""The answer half of the request path: slot filling, context packing, generation and grounding."""

@@ -1,0 +1,250 @@
+"""Context packing: slots, relation paths, wiki excerpts and evidence chunks within a character budget.
+
+Numbers are per source chunk: evidence chunks are numbered 1..m in fused order, chunks reached only
+through a relation path or wiki page come after. Every piece is labelled with its chunk's number,
+so "[n]" in an answer always names one chunk and one Citation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lambdarag.answer.slots import slot_sources
+from lambdarag.records import Chunk, Hit
+from lambdarag.result import Citation
+
+if TYPE_CHECKING:
+    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.retrieve import Retrieval
+
+MAX_RELATIONS = 5
+MIN_TRUNCATED = 120  # a truncated first evidence chunk keeps at least this much, else it is left out
+_LABEL_WIDTH = len("[99]")
+SLOT_LABELS = {
+    "name": "姓名", "title": "职务", "department": "部门", "phone": "电话", "email": "邮箱", "office": "办公地点",
+    "duties": "职责", "mention": "相关信息", "steps": "办理步骤", "conditions": "条件", "materials": "所需材料",
+    "where": "办理地点", "basis": "依据", "table": "表格", "row": "行", "column": "列", "value": "数值",
+}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One labelled part of the context."""
+
+    n: int | None  # citation number of the source chunk (None for an unsourced slot block)
+    kind: str  # slots | relation | wiki | evidence
+    chunk_id: str | None
+    chars: int
+    text: str = field(default="", compare=False)
+
+    def summary(self) -> dict[str, Any]:
+        return {"n": self.n, "kind": self.kind, "chunk_id": self.chunk_id, "chars": self.chars}
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The context text, its pieces, which evidence chunks made it in or not, and one citation per number."""
+
+    text: str
+    pieces: list[Piece]
+    included: list[str]
+    omitted: list[str]
+    citations: list[Citation]
+
+    def summary(self) -> dict[str, Any]:
+        return {"chars": len(self.text), "pieces": [p.summary() for p in self.pieces],
+                "included": list(self.included), "omitted": list(self.omitted)}
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A piece before numbering: slot lines carry source placeholders until chunks get numbers."""
+
+    kind: str
+    chunk_id: str | None
+    body: str
+    refs: tuple[str, ...] = ()  # chunk ids behind the placeholders of a slot block
+
+    @property
+    def size(self) -> int:
+        """Characters once rendered (numbers are counted at their widest, "[99]")."""
+        body = self.body
+        for i in range(len(self.refs)):
+            body = body.replace(_placeholder(i), "[99]")
+        return len(body) + (0 if self.kind == "slots" else _LABEL_WIDTH + 1) + 2
+
+
+def _placeholder(i: int) -> str:
+    return f"\x00{i}\x00"
+
+
+def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase, max_chars: int) -> Packed:
+    """Pack the request's slots, side information and fused evidence into at most ``max_chars``."""
+    side = [h for run in retrieval.runs.values() for h in run.hits if h.path or h.side_text]
+    ctx = kb.config.context
+    return pack(slots, [f.chunk_id for f in retrieval.fused], side, kb.chunks, max_chars,
+                ctx.max_wiki_chars, ctx.excerpt_chars)
+
+
+def pack(
+    slots: dict[str, Any],
+    fused_ids: Sequence[str],
+    side_hits: Sequence[Hit],
+    chunks: Mapping[str, Chunk],
+    max_chars: int,
+    max_wiki_chars: int = 600,
+    excerpt_chars: int = 240,
+) -> Packed:
+    """Pure packing of already retrieved material (see the module docstring for the numbering)."""
+    evidence, duplicates = _unique_evidence(fused_ids, chunks)
+    budget = max_chars
+    slot_block = _fit(_slot_drafts(slots, chunks), budget)
+    budget -= _used(slot_block)
+    relations = _fit(_relation_drafts(side_hits, chunks), budget)
+    budget -= _used(relations)
+    wiki = _fit(_wiki_drafts(side_hits, chunks), min(budget, max_wiki_chars))
+    budget -= _used(wiki)
+    kept, omitted = _fit_evidence(evidence, chunks, budget)
+    drafts = [*slot_block, *relations, *wiki, *kept]
+    numbers = _number([d.chunk_id for d in kept], drafts)
+    pieces = [_render(d, numbers) for d in drafts]
+    return Packed(
+        text="\n\n".join(p.text for p in pieces),
+        pieces=pieces,
+        included=[str(d.chunk_id) for d in kept],
+        omitted=omitted + duplicates,
+        citations=[_citation(n, chunks[cid], excerpt_chars) for cid, n in numbers.items()],
+    )
+
+
+def _unique_evidence(fused_ids: Sequence[str], chunks: Mapping[str, Chunk]) -> tuple[list[str], list[str]]:
+    """Fused ids that exist, without repeated ids or repeated texts (copies of one passage)."""
+    seen_ids: set[str] = set()
+    seen_texts: set[str] = set()
+    unique: list[str] = []
+    duplicates: list[str] = []
+    for cid in fused_ids:
+        chunk = chunks.get(cid)
+        if chunk is None or cid in seen_ids:
+            continue
+        seen_ids.add(cid)
+        key = "".join(chunk.text.split())
+        if key in seen_texts:
+            duplicates.append(cid)
+            continue
+        seen_texts.add(key)
+        unique.append(cid)
+    return unique, duplicates
+
+
+def _slot_drafts(slots: dict[str, Any], chunks: Mapping[str, Chunk]) -> list[_Draft]:
+    sources = slot_sources(slots)
+    refs: list[str] = []
+    lines = ["【要点】"]
+    for key, label in SLOT_LABELS.items():
+        value = slots.get(key)
+        if not value or isinstance(value, dict):
+            continue
+        if isinstance(value, list):
+            shown = "；".join(f"{i}. {v}" if key == "steps" else str(v) for i, v in enumerate(value, 1))
+        else:
+            shown = str(value)
+        mark = ""
+        if sources.get(key) in chunks:
+            if sources[key] not in refs:
+                refs.append(sources[key])
+            mark = _placeholder(refs.index(sources[key]))
+        lines.append(f"{label}：{shown}{mark}")
+    return [_Draft("slots", refs[0] if refs else None, "\n".join(lines), tuple(refs))] if len(lines) > 1 else []
+
+
+def _relation_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk]) -> list[_Draft]:
+    seen: set[tuple[str, ...]] = set()
+    drafts: list[_Draft] = []
+    for hit in sorted((h for h in hits if h.path and h.chunk_id in chunks), key=lambda h: h.rank):
+        if hit.path in seen:
+            continue
+        seen.add(hit.path)
+        drafts.append(_Draft("relation", hit.chunk_id, "关系：" + " → ".join(hit.path)))
+        if len(drafts) == MAX_RELATIONS:
+            break
+    return drafts
+
+
+def _wiki_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk]) -> list[_Draft]:
+    seen: set[str] = set()
+    drafts: list[_Draft] = []
+    for hit in sorted((h for h in hits if h.side_text and h.chunk_id in chunks), key=lambda h: h.rank):
+        key = hit.page_id or hit.side_text
+        if key in seen:
+            continue
+        seen.add(key)
+        title = hit.page_id or "条目"
+        drafts.append(_Draft("wiki", hit.chunk_id, f"百科（{title}）：{' '.join(hit.side_text.split())}"))
+    return drafts
+
+
+def _fit(drafts: Sequence[_Draft], budget: int) -> list[_Draft]:
+    """The drafts that fit, in order; one that does not fit is skipped, smaller later ones may still fit."""
+    kept: list[_Draft] = []
+    for draft in drafts:
+        if draft.size <= budget:
+            kept.append(draft)
+            budget -= draft.size
+    return kept
+
+
+def _used(drafts: Sequence[_Draft]) -> int:
+    return sum(d.size for d in drafts)
+
+
+def _evidence_body(chunk: Chunk) -> str:
+    where = chunk.breadcrumb or chunk.title
+    if chunk.locator:
+        where = f"{where}（{chunk.locator}）"
+    return f"{where}\n{chunk.text.strip()}"
+
+
+def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int) -> tuple[list[_Draft], list[str]]:
+    """Evidence drafts in fused order within the budget; the first one is truncated rather than lost."""
+    kept: list[_Draft] = []
+    omitted: list[str] = []
+    for cid in ids:
+        draft = _Draft("evidence", cid, _evidence_body(chunks[cid]))
+        if draft.size <= budget:
+            kept.append(draft)
+            budget -= draft.size
+        elif not kept and budget - (draft.size - len(draft.body)) >= MIN_TRUNCATED:
+            room = budget - (draft.size - len(draft.body)) - 1
+            kept.append(_Draft("evidence", cid, draft.body[:room] + "…"))
+            budget = 0
+        else:
+            omitted.append(cid)
+    return kept, omitted
+
+
+def _number(evidence_ids: Sequence[str | None], drafts: Sequence[_Draft]) -> dict[str, int]:
+    """Chunk id -> citation number: evidence in fused order first, then chunks only side pieces name."""
+    numbers: dict[str, int] = {}
+    order = [*evidence_ids, *(cid for d in drafts for cid in (*d.refs, d.chunk_id))]
+    for cid in order:
+        if cid is not None and cid not in numbers:
+            numbers[cid] = len(numbers) + 1
+    return numbers
+
+
+def _render(draft: _Draft, numbers: Mapping[str, int]) -> Piece:
+    body = draft.body
+    for i, cid in enumerate(draft.refs):
+        body = body.replace(_placeholder(i), f"[{numbers[cid]}]")
+    n = numbers.get(draft.chunk_id) if draft.chunk_id else None
+    text = body if draft.kind == "slots" else f"[{n}] {body}"
+    return Piece(n, draft.kind, draft.chunk_id, len(text), text)
+
+
+def _citation(n: int, chunk: Chunk, excerpt_chars: int) -> Citation:
+    text = " ".join(chunk.text.split())
+    excerpt = text if len(text) <= excerpt_chars else text[: excerpt_chars - 1] + "…"
+    return Citation(n, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.breadcrumb, chunk.locator, excerpt)

@@ -1,0 +1,113 @@
+"""Slot filling: typed fields for person, process and data questions (LLM JSON, rule fallback).
+
+With an LLM the slots come as JSON for the intent's schema; invalid JSON gets one repair
+request inside ``LLMClient.chat_json``, and when that fails too the rules fill the slots and the
+error is kept for the trace. Other intents (fact, compare, temporal, ...) are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lambdarag.answer.slot_rules import data_slots, person_slots, process_slots
+from lambdarag.config_schema import Config
+from lambdarag.errors import ServiceError
+from lambdarag.records import Chunk
+
+if TYPE_CHECKING:
+    from lambdarag.models.llm import LLMClient
+
+SCHEMAS: dict[str, dict[str, str]] = {
+    "person": {"name": "姓名", "title": "职务", "department": "所属部门", "phone": "办公电话",
+               "email": "电子邮箱", "office": "办公室", "duties": "主要职责"},
+    "process": {"steps": "办理步骤（按顺序的字符串列表）", "conditions": "条件（字符串列表）",
+                "materials": "所需材料（字符串列表）", "where": "办理地点", "basis": "政策依据《…》（字符串列表）"},
+    "data": {"table": "表名", "row": "行（与问题匹配的行名）", "column": "列（与问题匹配的列名）",
+             "value": "单元格的值"},
+}
+LIST_FIELDS = frozenset({"steps", "conditions", "materials", "basis"})
+RULES: dict[str, Callable[[str, Sequence[Chunk]], dict[str, Any]]] = {
+    "person": person_slots,
+    "process": process_slots,
+    "data": data_slots,
+}
+EVIDENCE_CHUNKS = 5  # top evidence chunks the slot filler reads
+PROMPT_CONTEXT_CHARS = 2500
+
+
+@dataclass(frozen=True)
+class SlotResult:
+    """The filled slots, how they were filled, and the LLM error that forced the rules, if any."""
+
+    slots: dict[str, Any] = field(default_factory=dict)
+    method: str = "skipped"  # rules | llm | skipped
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"slots": self.slots, "method": self.method, "error": self.error}
+
+
+def fill_slots(
+    intent: str, question: str, evidence: Sequence[Chunk], llm: LLMClient | None, config: Config
+) -> SlotResult:
+    """Slots for ``intent`` from the top evidence chunks; skipped for intents not in config.slots.intents."""
+    if not config.slots.enabled or intent not in config.slots.intents or intent not in SCHEMAS:
+        return SlotResult()
+    top = list(evidence[:EVIDENCE_CHUNKS])
+    error: str | None = None
+    if llm is not None:
+        try:
+            return SlotResult(_llm_slots(intent, question, top, llm, config), "llm")
+        except ServiceError as exc:
+            error = str(exc)
+    return SlotResult(RULES[intent](question, top), "rules", error)
+
+
+def _llm_slots(intent: str, question: str, evidence: Sequence[Chunk], llm: LLMClient, config: Config) -> dict[str, Any]:
+    context = "\n\n".join(f"[{i}] {c.index_text}" for i, c in enumerate(evidence, 1))[:PROMPT_CONTEXT_CHARS]
+    prompt = config.prompts.slots.format(
+        intent=intent, schema=json.dumps(SCHEMAS[intent], ensure_ascii=False), context=context, question=question
+    )
+    slots = llm.chat_json([{"role": "user", "content": prompt}], lambda data: validate_slots(intent, data))
+    return attribute_sources(slots, evidence)
+
+
+def validate_slots(intent: str, data: Any) -> dict[str, Any]:
+    """Keep the schema's fields with usable values; raise ValueError when the reply is not slots."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object of {intent} slots, got {type(data).__name__}")
+    schema = SCHEMAS[intent]
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in schema or value in (None, "", [], {}):
+            continue
+        if key in LIST_FIELDS:
+            items = value if isinstance(value, list) else [value]
+            out[key] = [str(v).strip() for v in items if str(v).strip()]
+        elif isinstance(value, str | int | float) and not isinstance(value, bool):
+            out[key] = str(value).strip()
+        else:
+            raise ValueError(f"slot {key!r} must be text, got {type(value).__name__}")
+    return out
+
+
+def attribute_sources(slots: dict[str, Any], evidence: Sequence[Chunk]) -> dict[str, Any]:
+    """Record, per slot, the first evidence chunk whose text contains its value (for citations)."""
+    sources: dict[str, str] = {}
+    for key, value in slots.items():
+        probe = value[0] if isinstance(value, list) and value else value
+        if not isinstance(probe, str) or not probe:
+            continue
+        chunk = next((c for c in evidence if probe in c.index_text), None)
+        if chunk is not None:
+            sources[key] = chunk.chunk_id
+    return {**slots, "sources": sources} if sources else dict(slots)
+
+
+def slot_sources(slots: dict[str, Any]) -> dict[str, str]:
+    """Slot name -> source chunk id, as the rules and the LLM attribution record them."""
+    sources = slots.get("sources")
+    return {str(k): str(v) for k, v in sources.items()} if isinstance(sources, dict) else {}

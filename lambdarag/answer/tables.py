@@ -1,0 +1,118 @@
+"""Read a table back from a table chunk's text and match rows and columns against a question.
+
+Table chunks are plain text; the chunker writes a header line and one line per row with the cells
+separated by " | " (Markdown pipes, tabs and full-width bars are read too), so the parser accepts
+any of those rather than depending on one exact layout.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
+_SPLITTERS = ("|", "｜", "\t")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_WORD = re.compile(r"[A-Za-z]{2,}|\d+(?:\.\d+)?")
+# Words that ask something rather than name something: they must not pull a row or column.
+_QUESTION_NOISE = frozenset(
+    {"多少", "是谁", "哪个", "哪些", "什么", "怎么", "如何", "请问", "是多", "谁负", "找谁", "的是"}
+)
+
+
+@dataclass(frozen=True)
+class ParsedTable:
+    """A header, data rows and the caption lines found before the header."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+def _cells(line: str) -> list[str] | None:
+    for sep in _SPLITTERS:
+        if line.count(sep) >= 1:
+            cells = [c.strip() for c in line.strip().strip(sep).split(sep)]
+            return cells if len(cells) >= 2 else None
+    return None
+
+
+def parse_table(text: str) -> ParsedTable | None:
+    """The first table in ``text`` (header = first line with cells), or None when there is none."""
+    caption: list[str] = []
+    header: list[str] | None = None
+    rows: list[tuple[str, ...]] = []
+    for line in text.splitlines():
+        if not line.strip() or _SEPARATOR_ROW.match(line):
+            continue
+        cells = _cells(line)
+        if cells is None:
+            if header is None:
+                caption.append(line.strip())
+                continue
+            if rows:
+                break
+            continue
+        if header is None:
+            header = cells
+        else:
+            rows.append(tuple(_pad(cells, len(header))))
+    if header is None or not rows:
+        return None
+    return ParsedTable(tuple(header), tuple(rows), " ".join(caption))
+
+
+def _pad(cells: list[str], width: int) -> list[str]:
+    return cells + [""] * (width - len(cells)) if len(cells) < width else cells
+
+
+def grams(text: str) -> set[str]:
+    """CJK character bigrams and Latin words / numbers of a text."""
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        out.update([run] if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
+    out.update(w.lower() for w in _WORD.findall(text))
+    return out
+
+
+def question_grams(question: str) -> set[str]:
+    """The question's bigrams without interrogative noise."""
+    return grams(question) - _QUESTION_NOISE
+
+
+def match_score(wanted: set[str], text: str) -> float:
+    """How many of the wanted grams occur in the text (a count: longer matches weigh more)."""
+    return float(len(wanted & grams(text)))
+
+
+def best_row(table: ParsedTable, wanted: set[str]) -> tuple[int, float]:
+    """Index and score of the row whose cells match the question best (first on ties)."""
+    best, score = -1, 0.0
+    for i, row in enumerate(table.rows):
+        s = match_score(wanted, " ".join(row))
+        if s > score:
+            best, score = i, s
+    return best, score
+
+
+def best_column(table: ParsedTable, wanted: set[str], skip: int = -1) -> tuple[int, float]:
+    """Index and score of the header label matching the question best, ``skip`` excluded."""
+    best, score = -1, 0.0
+    for i, label in enumerate(table.header):
+        s = match_score(wanted, label)
+        if i != skip and s > score:
+            best, score = i, s
+    return best, score
+
+
+def label_column(table: ParsedTable) -> int:
+    """The column naming each row: the first whose cells are mostly not numbers."""
+    for i in range(len(table.header)):
+        values = [r[i] for r in table.rows if i < len(r) and r[i]]
+        if values and sum(1 for v in values if not _is_number(v)) * 2 > len(values):
+            return i
+    return 0
+
+
+def _is_number(value: str) -> bool:
+    return bool(re.fullmatch(r"[-+]?[\d,，.]+%?", value.strip()))

@@ -1,0 +1,117 @@
+"""What the request path returns: Citation, Result, SearchResult and the streaming event type."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, NamedTuple
+
+RELEVANCE_LEVELS = ("PRECISE", "REFERENCE", "none")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One numbered source of the context: [n] in the answer points at this chunk."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    breadcrumb: str
+    locator: str
+    excerpt: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Result:
+    """The answer to one question with its evidence, intent, slots and per-request trace."""
+
+    request_id: str
+    session_id: str | None
+    question: str
+    condensed: str
+    found: bool
+    answer: str
+    citations: list[Citation]
+    intent: str
+    intent_scores: dict[str, float]
+    slots: dict[str, Any]
+    relevance: str  # PRECISE | REFERENCE | none
+    context: str
+    timings: dict[str, float] = field(default_factory=dict)  # stage -> ms
+    trace: dict[str, Any] = field(default_factory=dict)
+    answer_method: str = "extractive"  # llm | extractive | not_found
+    grounding: list[dict[str, Any]] = field(default_factory=list)  # per answer sentence
+
+    def to_dict(self, include_trace: bool = True) -> dict[str, Any]:
+        """JSON-safe form; the HTTP API returns this."""
+        data: dict[str, Any] = {
+            "request_id": self.request_id,
+            "session_id": self.session_id,
+            "question": self.question,
+            "condensed": self.condensed,
+            "found": self.found,
+            "answer": self.answer,
+            "answer_method": self.answer_method,
+            "citations": [c.to_dict() for c in self.citations],
+            "intent": self.intent,
+            "intent_scores": dict(self.intent_scores),
+            "slots": json_safe(self.slots),
+            "relevance": self.relevance,
+            "grounding": json_safe(self.grounding),
+            "timings": {k: round(v, 2) for k, v in self.timings.items()},
+        }
+        if include_trace:
+            data["context"] = self.context
+            data["trace"] = json_safe(self.trace)
+        return data
+
+
+@dataclass
+class SearchResult:
+    """Retrieval only: the fused evidence with each channel's rank and score, no answer."""
+
+    request_id: str
+    question: str
+    condensed: str
+    intent: str
+    intent_scores: dict[str, float]
+    hits: list[dict[str, Any]]
+    gate: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = json_safe(asdict(self))
+        return data
+
+
+class StreamEvent(NamedTuple):
+    """One event of answer_stream: ("meta", dict), ("delta", str) or ("result", Result)."""
+
+    kind: str
+    data: Any
+
+
+def json_safe(value: Any) -> Any:
+    """Plain JSON types only: tuples become lists, sets sorted lists, dataclasses dicts, others str."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(json_safe(v) for v in value)
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return json_safe(to_dict())
+    if hasattr(value, "__dataclass_fields__"):
+        return json_safe(asdict(value))
+    if hasattr(value, "items"):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    return str(value)
