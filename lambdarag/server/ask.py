@@ -1,0 +1,75 @@
+"""POST /api/ask: answer a question (optionally in a session), as JSON or as server-sent events.
+
+Stream events, in order: ``meta`` (request_id, session_id, intent…), ``delta`` ({"text"}) for
+each piece of the answer, ``citations`` ({"citations": [...]}), then ``result`` (the same object
+the JSON response carries). A failure after the stream started arrives as an ``error`` event in
+the one error shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from lambdarag.errors import LambdaRAGError
+from lambdarag.records import PipelineOptions, Turn
+from lambdarag.server.common import (
+    as_dict,
+    open_session,
+    pipeline,
+    remember_answer,
+    render_citation,
+    render_result,
+    sse,
+    sse_response,
+)
+from lambdarag.server.state import ServerState, state
+from lambdarag.server.validation import get_bool, get_question, get_str, json_body
+
+log = logging.getLogger(__name__)
+bp = Blueprint("ask", __name__)
+ASK_FIELDS = ("question", "session_id", "stream")
+
+
+@bp.post("/api/ask")
+def ask() -> Response:
+    st = state()
+    st.maybe_purge()
+    data = json_body(ASK_FIELDS)
+    question = get_question(data, st.config.server.max_question_chars)
+    session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
+    kb = st.holder.get()  # taken once: a reload meanwhile does not change this request's index
+    if get_bool(data, "stream"):
+        return sse_response(_stream(st, kb, question, history, session_id))
+    result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id,
+                                       options=PipelineOptions()))
+    remember_answer(st, result, session_id)
+    response = jsonify(render_result(result, session_id))
+    response.headers["X-Request-Id"] = str(result.get("request_id"))
+    return response
+
+
+def _stream(st: ServerState, kb: Any, question: str, history: tuple[Turn, ...], session_id: str) -> Iterator[str]:
+    try:
+        events = pipeline().answer_stream(kb, question, history=history, session_id=session_id,
+                                          options=PipelineOptions())
+        for kind, payload in events:
+            if kind == "meta":
+                yield sse("meta", {**dict(payload), "session_id": session_id})
+            elif kind == "delta":
+                yield sse("delta", {"text": payload})
+            elif kind == "result":
+                result = as_dict(payload)
+                remember_answer(st, result, session_id)
+                rendered = render_result(result, session_id)
+                yield sse("citations", {"citations": [render_citation(c) for c in rendered["citations"]]})
+                yield sse("result", rendered)
+    except LambdaRAGError as exc:
+        yield sse("error", {"error": {"code": exc.code, "message": str(exc)}})
+    except Exception:
+        log.exception("streaming answer failed")
+        yield sse("error", {"error": {"code": "internal_error",
+                                      "message": "internal server error; details are in the server log"}})

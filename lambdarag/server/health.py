@@ -1,0 +1,96 @@
+"""GET /healthz (the process answers) and GET /readyz (every part it needs to answer well), each part reported."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import urllib.error
+import urllib.request
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from lambdarag.config import secret
+from lambdarag.server.state import ServerState, state
+
+bp = Blueprint("health", __name__)
+PROBE_TIMEOUT_S = 2.0
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    st = state()
+    return jsonify({"status": "ok", "domain": st.domain.name, "pid": os.getpid()})
+
+
+@bp.get("/readyz")
+def readyz() -> tuple[Response, int]:
+    st = state()
+    parts = {
+        "index": index_part(st),
+        "llm": service_part(st.config.llm.enabled, st.config.llm.base_url, st.config.llm.api_key_env),
+        "embedding": embedding_part(st),
+        "logs": writable_part(st.domain.feedback_dir),
+        "sessions": sessions_part(st),
+    }
+    ready = all(p["ok"] for p in parts.values())
+    body = {"status": "ready" if ready else "not_ready", "domain": st.domain.name, "pid": os.getpid(), "parts": parts}
+    return jsonify(body), 200 if ready else 503
+
+
+def index_part(st: ServerState) -> dict[str, Any]:
+    """The index is loaded and its channels' manifests matched the chunks (as KnowledgeBase.health says)."""
+    status = st.holder.status()
+    if not status["loaded"]:
+        return {"ok": False, **status}
+    try:
+        health = st.holder.get().health()
+    except Exception as exc:  # a broken health() must not hide the rest of the report
+        return {"ok": False, **status, "error": f"health check failed: {type(exc).__name__}: {exc}"}
+    health = dict(health) if isinstance(health, dict) else {"detail": health}
+    ok = bool(health.get("ok", True))
+    return {"ok": ok, **status, "knowledge": health}
+
+
+def embedding_part(st: ServerState) -> dict[str, Any]:
+    cfg = st.config.embedding
+    if cfg.backend == "none":
+        return {"ok": True, "state": "disabled"}
+    if cfg.backend == "local":
+        return {"ok": True, "state": "local", "model": cfg.model}
+    return service_part(True, cfg.base_url, cfg.api_key_env)
+
+
+def service_part(enabled: bool, base_url: str, key_env: str) -> dict[str, Any]:
+    """An OpenAI-compatible service answers GET /models (or is disabled, which is fine)."""
+    if not enabled:
+        return {"ok": True, "state": "disabled"}
+    url = base_url.rstrip("/") + "/models"
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {secret(key_env) or 'EMPTY'}"})
+    try:
+        with urllib.request.urlopen(req, timeout=PROBE_TIMEOUT_S) as resp:
+            return {"ok": True, "state": "reachable", "url": url, "status": resp.status}
+    except urllib.error.HTTPError as exc:
+        return {"ok": False, "state": "error", "url": url, "error": f"HTTP {exc.code}"}
+    except (urllib.error.URLError, OSError) as exc:
+        return {"ok": False, "state": "unreachable", "url": url, "error": str(getattr(exc, "reason", exc))}
+
+
+def writable_part(folder: Any) -> dict[str, Any]:
+    """The log folder exists (or can be made) and accepts a new file."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".ready-", delete=True):
+            pass
+    except OSError as exc:
+        return {"ok": False, "path": str(folder), "error": str(exc)}
+    return {"ok": True, "path": str(folder)}
+
+
+def sessions_part(st: ServerState) -> dict[str, Any]:
+    try:
+        st.store.check_writable()
+    except sqlite3.Error as exc:
+        return {"ok": False, "path": str(st.store.path), "error": str(exc)}
+    return {"ok": True, "path": str(st.store.path)}

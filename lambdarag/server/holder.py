@@ -1,0 +1,140 @@
+"""The loaded KnowledgeBase behind one reference, swapped atomically on reload.
+
+A request takes the current KnowledgeBase once and keeps it to the end, so a reload never changes
+the index under an in-flight request. Workers learn about a reload done elsewhere through a
+generation counter file in the domain's folder: the worker that reloads bumps it, the others see
+a new number on their next request and reload lazily (one thread loads, the rest keep serving the
+old index meanwhile).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lambdarag.domain import Domain
+from lambdarag.errors import IndexMismatchError, LambdaRAGError
+
+log = logging.getLogger(__name__)
+GENERATION_FILE = "reload.generation"
+RETRY_LOAD_AFTER_S = 5.0  # a domain whose index failed to load is retried at most this often
+
+Loader = Callable[[Domain], Any]
+
+
+def default_loader(domain: Domain) -> Any:
+    """KnowledgeBase.load, imported late so the server module imports even while the core is absent."""
+    from lambdarag.knowledge import KnowledgeBase
+
+    return KnowledgeBase.load(domain)
+
+
+def read_generation(path: Path) -> int:
+    """The counter in the generation file; 0 when it does not exist yet."""
+    try:
+        return int(path.read_text(encoding="ascii").strip() or 0)
+    except FileNotFoundError:
+        return 0
+    except ValueError:
+        return -1  # a damaged file still differs from any real number, so workers reload
+
+
+def bump_generation(path: Path) -> int:
+    """Increment the counter under an exclusive lock (two reloads at once both count)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        value = max(read_generation(path), 0) + 1
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(f"{value}\n", encoding="ascii")
+        os.replace(tmp, path)
+    return value
+
+
+class KnowledgeHolder:
+    """Holds the current KnowledgeBase of a domain; reload swaps the reference."""
+
+    def __init__(self, domain: Domain, loader: Loader = default_loader) -> None:
+        self.domain = domain
+        self.loader = loader
+        self.generation_file = domain.root / GENERATION_FILE
+        self._kb: Any = None
+        self._generation = read_generation(self.generation_file)
+        self._error: str | None = None
+        self._last_attempt = 0.0
+        self._loaded_at = 0.0
+        self._reloads = 0
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Load the index at start-up; a failure is kept for /readyz and retried later."""
+        self._try_load(self._generation)
+
+    def get(self) -> Any:
+        """The KnowledgeBase to answer with (reloading first when another worker bumped the counter)."""
+        generation = read_generation(self.generation_file)
+        if self._kb is None:
+            self._load_blocking(generation)
+        elif generation != self._generation and self._lock.acquire(blocking=False):
+            try:
+                if generation != self._generation:
+                    self._try_load(generation)
+            finally:
+                self._lock.release()
+        if self._kb is None:
+            raise IndexMismatchError(
+                f"the index of domain {self.domain.name!r} is not loaded ({self._error})",
+                f"build it: lambdarag build --domain {self.domain.name}, then POST /admin/reload",
+            )
+        return self._kb
+
+    def _load_blocking(self, generation: int) -> None:
+        with self._lock:
+            due = time.monotonic() - self._last_attempt >= RETRY_LOAD_AFTER_S
+            if self._kb is None and due:
+                self._try_load(generation)
+
+    def _try_load(self, generation: int) -> bool:
+        self._last_attempt = time.monotonic()
+        try:
+            kb = self.loader(self.domain)
+        except LambdaRAGError as exc:
+            self._error = str(exc)
+        except (OSError, ValueError, ImportError) as exc:
+            self._error = f"{type(exc).__name__}: {exc}"
+        else:
+            self._kb, self._generation, self._error = kb, generation, None
+            self._loaded_at = time.time()
+            self._reloads += 1
+            return True
+        # keep serving the previous index; the counter still moves so we do not retry every request
+        self._generation = generation
+        log.warning("loading the index of %s failed: %s", self.domain.name, self._error)
+        return False
+
+    def reload(self) -> int:
+        """Load the index now in this worker, then bump the counter so the other workers follow."""
+        with self._lock:
+            ok = self._try_load(self._generation)
+            if not ok:
+                raise IndexMismatchError(
+                    f"reloading the index of domain {self.domain.name!r} failed: {self._error}",
+                    "the previous index is still served; fix the build and reload again",
+                )
+            self._generation = bump_generation(self.generation_file)
+            return self._generation
+
+    @property
+    def loaded(self) -> bool:
+        return self._kb is not None
+
+    def status(self) -> dict[str, Any]:
+        """What /readyz reports about the loaded index."""
+        return {"loaded": self._kb is not None, "generation": self._generation, "error": self._error,
+                "loaded_at": self._loaded_at or None, "loads": self._reloads}

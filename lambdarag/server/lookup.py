@@ -1,0 +1,57 @@
+"""POST /api/lookup_knowledge: evidence for agents (found, evidence blocks, relevance, completeness, message).
+
+It runs the request path without the LLM (agents bring their own model to write the answer), and
+within a session hands out each chunk once; see lambdarag.server.evidence for the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from lambdarag.records import PipelineOptions
+from lambdarag.server.common import as_dict, open_session, pipeline, remember_answer
+from lambdarag.server.evidence import lookup_view
+from lambdarag.server.state import state
+from lambdarag.server.validation import get_question, get_str, json_body
+
+bp = Blueprint("lookup", __name__)
+LOOKUP_FIELDS = ("question", "session_id")
+
+
+@bp.post("/api/lookup_knowledge")
+def lookup_knowledge() -> Response:
+    st = state()
+    data = json_body(LOOKUP_FIELDS)
+    question = get_question(data, st.config.server.max_question_chars)
+    session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
+    kb = st.holder.get()
+    result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id,
+                                       options=PipelineOptions(use_llm=False)))
+    result["session_id"] = session_id
+    remember_answer(st, result, session_id, kind="lookup")
+    cited = [str(c.get("chunk_id")) for c in result.get("citations") or []] if result.get("found") else []
+    fresh, withheld = st.store.claim_evidence(session_id, str(result.get("request_id")), cited)
+    response = jsonify(lookup_view(result, fresh, withheld, chunk_text_lookup(kb)))
+    response.headers["X-Request-Id"] = str(result.get("request_id"))
+    return response
+
+
+def chunk_text_lookup(kb: Any) -> Callable[[str], str | None]:
+    """Full chunk text by id from the loaded KnowledgeBase (None when it cannot say)."""
+    def text_of(chunk_id: str) -> str | None:
+        getter = getattr(kb, "chunk", None)
+        if callable(getter):
+            try:
+                chunk = getter(chunk_id)
+            except (KeyError, LookupError):
+                return None
+            return getattr(chunk, "text", None)
+        by_id = getattr(kb, "chunks_by_id", None)
+        if isinstance(by_id, dict) and chunk_id in by_id:
+            return getattr(by_id[chunk_id], "text", None)
+        return None
+
+    return text_of

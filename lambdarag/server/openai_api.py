@@ -1,0 +1,181 @@
+"""OpenAI-compatible routes: POST /v1/chat/completions (stream and not) and GET /v1/models.
+
+``model`` names the domain; ``messages`` carry the conversation (the last user message is the
+question, earlier user/assistant pairs the history — the client holds the session, nothing is
+stored but the trace). Citations stay as [n] in the text and come back as a top-level
+``references`` list (in the final chunk when streaming). Other OpenAI parameters (temperature,
+max_tokens, …) are accepted and ignored: the domain's config decides them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from lambdarag.errors import LambdaRAGError, NotFoundError
+from lambdarag.records import PipelineOptions, Turn
+from lambdarag.server.common import as_dict, pipeline, render_citation, sse_response, trace_of
+from lambdarag.server.state import ServerState, state
+from lambdarag.server.validation import FieldError, get_bool, json_body
+
+log = logging.getLogger(__name__)
+bp = Blueprint("openai", __name__)
+ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+class ModelNotFound(NotFoundError):
+    """The requested model is not the domain this server serves."""
+
+    code = "model_not_found"
+    param = "model"
+
+
+def message_text(message: Any, index: int) -> tuple[str, str]:
+    """(role, text) of one message; content may be a string or a list of text parts."""
+    name = f"messages[{index}]"
+    if not isinstance(message, dict):
+        raise FieldError(name, "must be an object with role and content")
+    role, content = message.get("role"), message.get("content")
+    if role not in ROLES:
+        raise FieldError(f"{name}.role", f"must be one of {', '.join(ROLES)}, got {role!r}")
+    if content is None:
+        return role, ""
+    if isinstance(content, str):
+        return role, content
+    if isinstance(content, list) and all(isinstance(p, dict) for p in content):
+        return role, "".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+    raise FieldError(f"{name}.content", "must be a string or a list of text parts")
+
+
+def split_messages(messages: Any, max_chars: int, max_turns: int) -> tuple[str, tuple[Turn, ...]]:
+    """The question (last user message) and the history (earlier user→assistant pairs, most recent kept)."""
+    if not isinstance(messages, list) or not messages:
+        raise FieldError("messages", "must be a non-empty list")
+    pairs = [message_text(m, i) for i, m in enumerate(messages)]
+    role, question = pairs[-1]
+    question = question.strip()
+    if role != "user" or not question:
+        raise FieldError("messages", "the last message must be a non-empty user message")
+    if len(question) > max_chars:
+        raise FieldError("messages", f"the question is {len(question)} characters long, the limit is {max_chars}")
+    turns: list[Turn] = []
+    pending: str | None = None
+    for role, text in pairs[:-1]:
+        if role == "user":
+            pending = text
+        elif role == "assistant" and pending is not None:
+            turns.append(Turn(question=pending, answer=text))
+            pending = None
+    return question, tuple(turns[-max_turns:] if max_turns else ())
+
+
+def check_model(st: ServerState, model: Any) -> str:
+    if not isinstance(model, str) or not model:
+        raise FieldError("model", "is required: the domain name (see GET /v1/models)")
+    if model != st.domain.name:
+        raise ModelNotFound(f"model {model!r} does not exist", f"this server serves {st.domain.name!r}")
+    return model
+
+
+@bp.get("/v1/models")
+def models() -> Response:
+    return jsonify({"object": "list", "data": [model_card(state())]})
+
+
+@bp.get("/v1/models/<name>")
+def model_detail(name: str) -> Response:
+    st = state()
+    check_model(st, name)
+    return jsonify(model_card(st))
+
+
+def model_card(st: ServerState) -> dict[str, Any]:
+    created = int(st.domain.root.stat().st_ctime)
+    return {"id": st.domain.name, "object": "model", "created": created, "owned_by": "lambdarag"}
+
+
+@bp.post("/v1/chat/completions")
+def chat_completions() -> Response:
+    st = state()
+    data = json_body()
+    model = check_model(st, data.get("model"))
+    server = st.config.server
+    question, history = split_messages(data.get("messages"), server.max_question_chars, server.max_history_turns)
+    kb = st.holder.get()
+    if get_bool(data, "stream"):
+        return sse_response(_stream(st, kb, model, question, history))
+    result = as_dict(pipeline().answer(kb, question, history=history, options=PipelineOptions()))
+    _store_trace(st, result)
+    response = jsonify(completion(result, model))
+    response.headers["X-Request-Id"] = str(result.get("request_id"))
+    return response
+
+
+def _store_trace(st: ServerState, result: dict[str, Any]) -> None:
+    st.store.save_trace(str(result.get("request_id")), None, "openai", str(result.get("question") or ""),
+                        trace_of(result))
+
+
+def completion(result: dict[str, Any], model: str) -> dict[str, Any]:
+    """A chat.completion object with the cited answer and a top-level references list."""
+    answer = str(result.get("answer") or "")
+    return {
+        "id": f"chatcmpl-{result.get('request_id')}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+        "usage": usage(str(result.get("question") or ""), answer),
+        "references": [render_citation(c) for c in result.get("citations") or []],
+        "request_id": result.get("request_id"),
+        "found": result.get("found"),
+        "intent": result.get("intent"),
+    }
+
+
+def usage(question: str, answer: str) -> dict[str, int]:
+    """Character counts in the token fields (the pipeline does not see the LLM's tokenizer)."""
+    return {"prompt_tokens": len(question), "completion_tokens": len(answer),
+            "total_tokens": len(question) + len(answer)}
+
+
+def chunk(rid: str, model: str, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    """One chat.completion.chunk."""
+    return {"id": f"chatcmpl-{rid}", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+
+
+def _data(payload: dict[str, Any] | str) -> str:
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, default=str)
+    return f"data: {text}\n\n"
+
+
+def _stream(st: ServerState, kb: Any, model: str, question: str, history: tuple[Turn, ...]) -> Iterator[str]:
+    request_id = "pending"
+    try:
+        events = pipeline().answer_stream(kb, question, history=history, options=PipelineOptions())
+        for kind, payload in events:
+            if kind == "meta":
+                request_id = str(dict(payload).get("request_id", request_id))
+                yield _data(chunk(request_id, model, {"role": "assistant", "content": ""}))
+            elif kind == "delta" and payload:
+                yield _data(chunk(request_id, model, {"content": payload}))
+            elif kind == "result":
+                result = as_dict(payload)
+                request_id = str(result.get("request_id"))
+                _store_trace(st, result)
+                refs = [render_citation(c) for c in result.get("citations") or []]
+                yield _data(chunk(request_id, model, {}, "stop", references=refs, request_id=request_id,
+                                  found=result.get("found"), intent=result.get("intent")))
+    except LambdaRAGError as exc:
+        yield _data({"error": {"code": exc.code, "message": str(exc), "type": "server_error", "param": None}})
+    except Exception:
+        log.exception("streaming chat completion failed")
+        yield _data({"error": {"code": "internal_error", "message": "internal server error; see the server log",
+                               "type": "server_error", "param": None}})
+    yield _data("[DONE]")

@@ -1,0 +1,35 @@
+"""POST /api/search: retrieval only — the fused evidence with each channel's rank and score, no answer step."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from lambdarag.config_schema import CHANNEL_NAMES
+from lambdarag.records import PipelineOptions
+from lambdarag.server.common import as_dict, pipeline, trace_of
+from lambdarag.server.state import state
+from lambdarag.server.validation import get_bool, get_question, get_str_list, json_body
+
+bp = Blueprint("search", __name__)
+SEARCH_FIELDS = ("question", "channels", "uniform_weights", "gate")
+
+
+@bp.post("/api/search")
+def search() -> Response:
+    st = state()
+    data = json_body(SEARCH_FIELDS)
+    question = get_question(data, st.config.server.max_question_chars)
+    options = PipelineOptions(
+        channels=get_str_list(data, "channels", CHANNEL_NAMES),
+        uniform_weights=get_bool(data, "uniform_weights"),
+        gate=get_bool(data, "gate", default=True),
+    )
+    kb = st.holder.get()
+    result = as_dict(pipeline().search(kb, question, options=options))
+    request_id = str(result.get("request_id") or "")
+    if request_id:
+        st.store.save_trace(request_id, result.get("session_id"), "search", question, trace_of(result))
+    body = {key: value for key, value in result.items() if key != "trace"}
+    response = jsonify(body)
+    response.headers["X-Request-Id"] = request_id
+    return response

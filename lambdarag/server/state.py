@@ -1,0 +1,73 @@
+"""What one worker holds for its domain: the KnowledgeBase holder, the session store, the feedback log."""
+
+from __future__ import annotations
+
+import hmac
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import current_app, request
+
+from lambdarag.domain import Domain
+from lambdarag.errors import AuthError
+from lambdarag.server.holder import KnowledgeHolder
+from lambdarag.sessions import SessionStore
+
+EXTENSION_KEY = "lambdarag"
+SESSIONS_FILE = "sessions.sqlite3"
+PURGE_EVERY_S = 3600.0  # expired sessions are swept at most hourly, by whichever request comes first
+
+
+@dataclass
+class ServerState:
+    """Per-worker state shared by the blueprints."""
+
+    domain: Domain
+    holder: KnowledgeHolder
+    store: SessionStore
+    _feedback: Any = None
+    _feedback_lock: threading.Lock = field(default_factory=threading.Lock)
+    _last_purge: float = field(default_factory=time.monotonic)
+
+    @property
+    def config(self) -> Any:
+        return self.domain.config
+
+    def feedback(self) -> Any:
+        """The domain's FeedbackLog (ratings); created on first use."""
+        with self._feedback_lock:
+            if self._feedback is None:
+                from lambdarag.feedback import FeedbackLog
+
+                self._feedback = FeedbackLog(self.domain.feedback_dir, self.config.feedback)
+            return self._feedback
+
+    def maybe_purge(self) -> None:
+        """Forget expired sessions now and then (cheap check on every request)."""
+        now = time.monotonic()
+        if now - self._last_purge >= PURGE_EVERY_S:
+            self._last_purge = now
+            self.store.purge()
+
+
+def state() -> ServerState:
+    """The ServerState of the running app."""
+    value: ServerState = current_app.extensions[EXTENSION_KEY]
+    return value
+
+
+def require_admin() -> None:
+    """Admin routes need `Authorization: Bearer <token>` matching the env var the config names."""
+    env_name = state().config.server.admin_token_env
+    expected = os.environ.get(env_name, "")
+    if not expected:
+        raise AuthError(f"admin token not configured: set the environment variable {env_name}", forbidden=True)
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthError("admin token missing: send the header 'Authorization: Bearer <token>'")
+    if not hmac.compare_digest(token.strip().encode(), expected.encode()):
+        raise AuthError("admin token is wrong", forbidden=True)

@@ -1,0 +1,103 @@
+"""Request parsing: the JSON body and its typed fields, each failure a 400 that names the field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from flask import request
+
+from lambdarag.errors import InputError
+
+
+class FieldError(InputError):
+    """A body field is missing, of the wrong type or out of range."""
+
+    def __init__(self, name: str, message: str, hint: str = "") -> None:
+        super().__init__(f"field {name!r}: {message}", hint)
+        self.param = name
+
+
+def json_body(allowed: Iterable[str] | None = None) -> dict[str, Any]:
+    """The request body as a JSON object; with ``allowed``, unknown keys are refused (typos fail loudly)."""
+    raw = request.get_data(cache=True)  # raises 413 through MAX_CONTENT_LENGTH before reading it all
+    if not raw.strip():
+        raise InputError("empty request body", 'send a JSON object, e.g. {"question": "..."}')
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"request body is not valid JSON ({exc})", "send a JSON object with UTF-8 text") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"request body must be a JSON object, got {type(data).__name__}",
+                         'send a JSON object, e.g. {"question": "..."}')
+    if allowed is not None:
+        unknown = sorted(set(data) - set(allowed))
+        if unknown:
+            raise FieldError(unknown[0], "unknown field", f"allowed fields: {', '.join(sorted(allowed))}")
+    return data
+
+
+def get_str(data: dict[str, Any], name: str, *, required: bool = False, max_chars: int | None = None,
+            allow_empty: bool = False) -> str | None:
+    """A string field (stripped); missing → None unless required."""
+    value = data.get(name)
+    if value is None:
+        if required:
+            raise FieldError(name, "is required")
+        return None
+    if not isinstance(value, str):
+        raise FieldError(name, f"must be a string, got {type(value).__name__}")
+    value = value.strip()
+    if not value and not allow_empty:
+        raise FieldError(name, "must not be empty")
+    if max_chars is not None and len(value) > max_chars:
+        raise FieldError(name, f"is {len(value)} characters long, the limit is {max_chars}", "shorten it")
+    return value
+
+
+def get_question(data: dict[str, Any], max_chars: int, name: str = "question") -> str:
+    """The question: a non-empty string within the configured length."""
+    value = get_str(data, name, required=True, max_chars=max_chars)
+    assert value is not None
+    return value
+
+
+def get_bool(data: dict[str, Any], name: str, default: bool = False) -> bool:
+    value = data.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise FieldError(name, f"must be true or false, got {type(value).__name__}")
+    return value
+
+
+def get_int(data: dict[str, Any], name: str, default: int, lo: int, hi: int) -> int:
+    value = data.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(name, f"must be an integer, got {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise FieldError(name, f"must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def get_choice(data: dict[str, Any], name: str, choices: tuple[str, ...]) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or value not in choices:
+        raise FieldError(name, f"must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def get_str_list(data: dict[str, Any], name: str, choices: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A list of names from ``choices``; missing → None."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise FieldError(name, "must be a list of strings")
+    bad = [v for v in value if v not in choices]
+    if bad or not value:
+        raise FieldError(name, f"unknown or empty: {bad}", f"choose from {', '.join(choices)}")
+    return tuple(value)
