@@ -1,0 +1,77 @@
+"""One domain loaded for serving: its chunks, the channels that loaded, a tokenizer and the LLM client.
+
+A channel that is missing or stale is recorded in ``channel_errors`` and left out of retrieval;
+only a domain without any extracted chunks refuses to load.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lambdarag.channels import Channel, load_channels
+from lambdarag.config_schema import Config
+from lambdarag.domain import Domain
+from lambdarag.errors import IndexMismatchError
+from lambdarag.ingest.store import load_chunks
+from lambdarag.models.llm import LLMClient, llm_from_config
+from lambdarag.records import Chunk
+from lambdarag.text import Tokenizer
+
+
+@dataclass
+class KnowledgeBase:
+    """Everything the request path reads; immutable in use (a reload builds a new one)."""
+
+    domain: Domain
+    config: Config
+    chunks: Mapping[str, Chunk]  # by chunk id, in the store's stable order
+    channels: dict[str, Channel]
+    channel_errors: dict[str, str]
+    tokenizer: Tokenizer
+    llm: LLMClient | None
+    loaded_at: float = field(default_factory=time.time)
+
+    @classmethod
+    def load(cls, domain: Domain) -> KnowledgeBase:
+        """Load a built domain; no chunks at all is an IndexMismatchError naming the build command."""
+        try:
+            chunk_list = list(load_chunks(domain.processed_dir))
+        except FileNotFoundError:
+            chunk_list = []
+        if not chunk_list:
+            raise IndexMismatchError(
+                f"domain {domain.name!r} has no extracted chunks in {domain.processed_dir}",
+                f"run: lambdarag build --domain {domain.name}",
+            )
+        channels, errors = load_channels(domain)
+        return cls(
+            domain=domain,
+            config=domain.config,
+            chunks={c.chunk_id: c for c in chunk_list},
+            channels=channels,
+            channel_errors=errors,
+            tokenizer=query_tokenizer(channels, domain.config),
+            llm=llm_from_config(domain.config),
+        )
+
+    def health(self) -> dict[str, Any]:
+        """Per channel "loaded" or its error, the LLM state, the chunk count; ok = some channel can answer."""
+        report: dict[str, str] = {name: "loaded" for name in self.channels}
+        report.update(self.channel_errors)
+        return {
+            "ok": bool(self.channels) and bool(self.chunks),
+            "degraded": bool(self.channel_errors),
+            "channels": report,
+            "llm": "configured" if self.llm is not None else "disabled",
+            "chunks": len(self.chunks),
+            "loaded_at": self.loaded_at,
+        }
+
+
+def query_tokenizer(channels: Mapping[str, Channel], config: Config) -> Tokenizer:
+    """The BM25 index's tokenizer (its dictionary includes the build's entity names), else config.query.terms."""
+    tokenizer = getattr(channels.get("bm25"), "tokenizer", None)
+    return tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer(config.query.terms)

@@ -1,0 +1,157 @@
+"""OpenAI-compatible chat client (vLLM in production): plain text, streaming and validated JSON.
+
+Every failure (time-out, connection, HTTP error, unusable reply) raises ServiceError with the
+cause, so callers can fall back to their rule-based path and record why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, cast
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+
+from lambdarag.config import secret
+from lambdarag.config_schema import Config, LLMConfig
+from lambdarag.errors import ServiceError
+
+T = TypeVar("T")
+Message = dict[str, Any]
+
+REPAIR_PROMPT = "只输出JSON"
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_HINT = "check that the LLM server at llm.base_url is running, or set llm.enabled: false"
+
+
+class LLMClient:
+    """A thread-safe chat client for one OpenAI-compatible endpoint and model."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "EMPTY",
+        timeout_s: float = 30.0,
+        max_retries: int = 1,
+        max_tokens: int = 800,
+        temperature: float = 0.1,
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        # the openai client retries connection errors, 408/429 and 5xx itself, with backoff
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=max_retries)
+
+    @classmethod
+    def from_settings(cls, llm: LLMConfig) -> LLMClient:
+        """Client for the llm section of a config; the API key comes from the named env var."""
+        return cls(
+            base_url=llm.base_url,
+            model=llm.model,
+            api_key=secret(llm.api_key_env) or "EMPTY",
+            timeout_s=llm.timeout_s,
+            max_retries=llm.max_retries,
+            max_tokens=llm.max_tokens,
+            temperature=llm.temperature,
+        )
+
+    def _limits(self, max_tokens: int | None, temperature: float | None) -> tuple[int, float]:
+        return (max_tokens if max_tokens is not None else self.max_tokens,
+                temperature if temperature is not None else self.temperature)
+
+    def chat(self, messages: Sequence[Message], *, max_tokens: int | None = None,
+             temperature: float | None = None) -> str:
+        """The assistant's reply text for ``messages``."""
+        tokens, temp = self._limits(max_tokens, temperature)
+        try:
+            reply = self._client.chat.completions.create(
+                model=self.model, messages=_params(messages), max_tokens=tokens, temperature=temp
+            )
+        except openai.OpenAIError as exc:
+            raise _service_error("chat request", exc) from exc
+        if not reply.choices or reply.choices[0].message.content is None:
+            raise ServiceError(f"LLM {self.model} at {self.base_url} returned no message content", _HINT)
+        return reply.choices[0].message.content
+
+    def stream(self, messages: Sequence[Message], *, max_tokens: int | None = None,
+               temperature: float | None = None) -> Iterator[str]:
+        """The reply as text deltas, in order; a failure midway raises ServiceError."""
+        tokens, temp = self._limits(max_tokens, temperature)
+        try:
+            chunks = self._client.chat.completions.create(
+                model=self.model, messages=_params(messages), max_tokens=tokens, temperature=temp, stream=True
+            )
+            for chunk in chunks:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except openai.OpenAIError as exc:
+            raise _service_error("streaming chat request", exc) from exc
+
+    def chat_json(self, messages: Sequence[Message], validate: Callable[[Any], T], *,
+                  max_tokens: int | None = None) -> T:
+        """The first JSON object of the reply, checked by ``validate``; one repair request on failure."""
+        history = list(messages)
+        reply = self.chat(history, max_tokens=max_tokens, temperature=0.0)
+        try:
+            return validate(parse_json(reply))
+        except (ValueError, TypeError, KeyError) as first:
+            # one repair turn: models often wrap JSON in prose; asking again usually suffices
+            repair = [*history, {"role": "assistant", "content": reply}, {"role": "user", "content": REPAIR_PROMPT}]
+            reply = self.chat(repair, max_tokens=max_tokens, temperature=0.0)
+            try:
+                return validate(parse_json(reply))
+            except (ValueError, TypeError, KeyError) as second:
+                raise ServiceError(
+                    f"LLM {self.model} returned unusable JSON twice ({first}; then {second}): {reply[:200]!r}",
+                    "the rule-based path is used instead; check the model or the prompt",
+                ) from second
+
+    def ping(self) -> str | None:
+        """None when the endpoint lists its models, else the error text (for /readyz)."""
+        try:
+            self._client.with_options(timeout=min(self.timeout_s, 5.0), max_retries=0).models.list()
+        except openai.OpenAIError as exc:
+            return str(_service_error("model listing", exc))
+        return None
+
+
+def parse_json(reply: str) -> Any:
+    """The first JSON object in ``reply`` (```json fences and surrounding prose ignored)."""
+    fenced = _FENCE.search(reply)
+    candidates = [fenced.group(1), reply] if fenced else [reply]
+    decoder = json.JSONDecoder()
+    for text in candidates:
+        for match in re.finditer(r"\{", text):
+            try:
+                value, _ = decoder.raw_decode(text, match.start())
+            except ValueError:
+                continue
+            return value
+    raise ValueError(f"no JSON object in reply {reply[:120]!r}")
+
+
+def _params(messages: Sequence[Message]) -> list[ChatCompletionMessageParam]:
+    """Our plain message dicts as the openai client's typed message parameters."""
+    return cast(list[ChatCompletionMessageParam], list(messages))
+
+
+def _service_error(what: str, exc: openai.OpenAIError) -> ServiceError:
+    if isinstance(exc, openai.APITimeoutError):
+        cause = "timed out"
+    elif isinstance(exc, openai.APIConnectionError):
+        cause = f"connection failed ({exc.__cause__ or exc})"
+    elif isinstance(exc, openai.APIStatusError):
+        cause = f"HTTP {exc.status_code}: {exc.message}"
+    else:
+        cause = f"{type(exc).__name__}: {exc}"
+    return ServiceError(f"LLM {what} failed: {cause}", _HINT)
+
+
+def llm_from_config(cfg: Config) -> LLMClient | None:
+    """The configured LLM client, or None when config.llm.enabled is false (embedded default)."""
+    return LLMClient.from_settings(cfg.llm) if cfg.llm.enabled else None

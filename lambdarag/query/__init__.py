@@ -1,0 +1,1 @@
+"""Query understanding: condensation, scored intent, temporal scope and query expansion."""

@@ -1,0 +1,205 @@
+"""Multi-turn condensation: a follow-up question becomes self-contained before anything else.
+
+With an LLM the configured condense prompt rewrites it; otherwise (or when the LLM fails) rules
+resolve pronouns (它/其/该/这个/那个/上述/他/她/此) and elliptical follow-ups ("那…呢？",
+"有哪些专业") to the main entity of the previous turns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lambdarag.entities import Entity, extract_entities
+from lambdarag.errors import ServiceError
+from lambdarag.models.llm import LLMClient
+from lambdarag.records import Turn
+
+DEFAULT_PROMPT = (
+    "以下是对话历史：\n{history}\n\n请把最后的追问改写成一个不依赖上下文、完整独立的问题，只输出改写后的问题。\n"
+    "追问：{question}"
+)
+HISTORY_TURNS = 3  # turns searched back for an entity, and shown to the LLM
+ANSWER_CHARS = 200  # an earlier answer is cut to this length in the LLM prompt
+
+# words that contain a pronoun character without being a reference to the previous turn
+_NOT_PRONOUN = re.compile(r"其他|其它|其中|其余|其实|尤其|极其|与其|应该|活该|此外|因此|从此|如此|彼此|他人|吉他|"
+                          r"这个月|那个月")
+_PERSON_PRONOUN = re.compile(r"他们|她们|他|她")
+_THING_PRONOUN = re.compile(r"它们|它|其|该|这个|那个|上述|此")
+_ELLIPSIS_LEAD = re.compile(r"^(?:那么|那|还有|另外|and\s+|what about\s+|how about\s+)", re.IGNORECASE)
+_PREDICATE_LEAD = re.compile(r"^(?:有|是|在|能|可以|可否|需要|要|怎么|如何|多少|几|什么|哪|何时|什么时候|成立|位于)")
+_TITLE = re.compile(r"《[^》]{1,40}》")
+_TRAILING = re.compile(r"[？?。！!，,\s]+$")
+_LEADING = re.compile(r"^(?:请问|我想知道|想问一下|想问|请告诉我|告诉我)[，,]?")
+_SUBJECT_PATTERNS = (
+    re.compile(r"^(?:什么是|何为|何谓|啥是)(.{2,20})$"),
+    re.compile(r"^(.{2,20}?)(?:是什么|指什么|是指什么|是啥)"),
+    re.compile(r"^(.{2,16}?)的"),
+    re.compile(r"^(.{2,16}?)(?:是|有|在|由)"),
+)
+_SALIENT_KINDS = ("regulation", "org", "person", "place", "role")  # most salient first
+_BAD_SUBJECT = re.compile(r"[？?什么哪谁怎如何吗呢它他她其该此]|这个|那个")
+
+
+@dataclass(frozen=True)
+class Condensed:
+    """The question as asked and as searched (self-contained), how it was rewritten and with which entity."""
+
+    original: str
+    question: str
+    method: str = "none"  # "none" | "rules" | "llm"
+    entity: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"original": self.original, "question": self.question, "method": self.method,
+                "entity": self.entity, "error": self.error}
+
+
+def condense(
+    question: str, history: Sequence[Turn], llm: LLMClient | None, prompt: str | None = None
+) -> Condensed:
+    """The self-contained form of ``question`` given the session ``history`` (oldest turn first)."""
+    if not history:
+        return Condensed(question, question)
+    error = None
+    if llm is not None:
+        try:
+            return Condensed(question, _llm_condense(question, history, llm, prompt or DEFAULT_PROMPT), "llm")
+        except ServiceError as exc:
+            error = f"llm failed, rules used: {exc}"
+    rewritten, entity = rule_condense(question, history)
+    method = "rules" if rewritten != question else "none"
+    return Condensed(question, rewritten, method, entity, error)
+
+
+def _llm_condense(question: str, history: Sequence[Turn], llm: LLMClient, prompt: str) -> str:
+    lines = []
+    for turn in history[-HISTORY_TURNS:]:
+        lines += [f"用户：{turn.question}", f"助手：{turn.answer[:ANSWER_CHARS]}"]
+    reply = llm.chat([{"role": "user", "content": prompt.format(history="\n".join(lines), question=question)}],
+                     max_tokens=200, temperature=0.0)
+    text = reply.strip().splitlines()[0].strip() if reply.strip() else ""
+    text = re.sub(r"^(?:改写后的问题|改写|问题)[：:]\s*", "", text).strip("\"'“”「」 ")
+    # a rewrite that is empty or balloons is not a rewrite of this question
+    if not text or len(text) > 3 * len(question) + 100:
+        raise ServiceError(f"LLM condensation returned an unusable rewrite: {reply[:120]!r}", "rules used instead")
+    return text
+
+
+def rule_condense(question: str, history: Sequence[Turn]) -> tuple[str, str | None]:
+    """Rule rewrite of a follow-up and the entity substituted (question unchanged, None when not a follow-up)."""
+    return _rule_condense(question, _resolved_history(history))
+
+
+def _rule_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | None]:
+    pronoun = _find_pronoun(question)
+    if pronoun is not None:
+        entity = _antecedent(resolved, person=bool(_PERSON_PRONOUN.fullmatch(pronoun.group(0))))
+        if entity is None or entity in question:
+            return question, None
+        rewritten = question[: pronoun.start()] + entity + question[pronoun.end() :]
+        return _drop_lead(rewritten), entity
+    if _is_elliptical(_strip(question)):
+        entity = _antecedent(resolved, person=False)
+        if entity is None or entity in question:
+            return question, None
+        return _prepend(question, entity), entity
+    return question, None
+
+
+def _resolved_history(history: Sequence[Turn]) -> list[Turn]:
+    """Earlier turns with their own follow-ups resolved, so a chain of follow-ups keeps its entity."""
+    resolved: list[Turn] = []
+    for turn in history[-HISTORY_TURNS:]:
+        resolved.append(Turn(_rule_condense(turn.question, resolved)[0], turn.answer))
+    return resolved
+
+
+def _strip(question: str) -> str:
+    return _TRAILING.sub("", _LEADING.sub("", question.strip()))
+
+
+def _find_pronoun(text: str) -> re.Match[str] | None:
+    masked = _NOT_PRONOUN.sub(lambda m: "＿" * len(m.group(0)), text)
+    person = _PERSON_PRONOUN.search(masked)
+    thing = _THING_PRONOUN.search(masked)
+    found = [m for m in (person, thing) if m is not None]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+def _is_elliptical(body: str) -> bool:
+    """A short follow-up with no entity of its own: "那报销期限呢", "还有呢", "有哪些专业"."""
+    rest = _ELLIPSIS_LEAD.sub("", body)
+    if not rest or _has_subject(rest) or subject_phrase(rest):
+        return False
+    if rest != body:
+        return True
+    return len(body) <= 10 and bool(_PREDICATE_LEAD.match(body))
+
+
+def _has_subject(text: str) -> bool:
+    return bool(_TITLE.search(text)) or any(e.kind in _SALIENT_KINDS for e in extract_entities(text))
+
+
+def _antecedent(turns: Sequence[Turn], person: bool) -> str | None:
+    """The main entity of the latest turn that has one (他/她 look for a person first, in the answer too)."""
+    for turn in reversed(turns):
+        entity = main_entity(turn, person)
+        if entity is not None:
+            return entity
+    return None
+
+
+def main_entity(turn: Turn, person: bool = False) -> str | None:
+    """The most salient entity of a turn's question, else of its answer, else the question's subject."""
+    question = _strip(turn.question)
+    if person:
+        for text in (turn.answer, question):
+            people = [e for e in extract_entities(text) if e.kind == "person"]
+            if people:
+                return people[0].name
+        if 0 < len(turn.answer.strip()) <= 6 and not _BAD_SUBJECT.search(turn.answer):
+            return _strip(turn.answer)  # a bare name as the whole answer ("张敏")
+    title = _TITLE.search(question)
+    if title:
+        return title.group(0)
+    for text in (question, turn.answer[:ANSWER_CHARS]):
+        best = _most_salient(extract_entities(text))
+        if best is not None:
+            return best.name
+        if text is question and (subject := subject_phrase(question)):
+            return subject
+    return None
+
+
+def _most_salient(entities: Sequence[Entity]) -> Entity | None:
+    ranked = [e for e in entities if e.kind in _SALIENT_KINDS and len(e.name) >= 2]
+    ranked.sort(key=lambda e: (_SALIENT_KINDS.index(e.kind), e.start))
+    return ranked[0] if ranked else None
+
+
+def subject_phrase(question: str) -> str | None:
+    """The noun phrase a question is about: X in "什么是X", "X是什么", "X的…", "X是…"."""
+    text = _strip(question)
+    for pattern in _SUBJECT_PATTERNS:
+        match = pattern.search(text)
+        if match and not _BAD_SUBJECT.search(match.group(1)):
+            return match.group(1)
+    return None
+
+
+def _drop_lead(question: str) -> str:
+    """"那张敏的联系电话呢" -> "张敏的联系电话呢": the lead word only linked to the previous turn."""
+    return _ELLIPSIS_LEAD.sub("", question.lstrip(), count=1)
+
+
+def _prepend(question: str, entity: str) -> str:
+    """"那报销期限呢？" -> "差旅费的报销期限呢？"; "有哪些专业" -> "文学院有哪些专业"."""
+    lead = re.match(r"^\s*(?:请问)?", question)
+    head = lead.group(0) if lead else ""
+    rest = _ELLIPSIS_LEAD.sub("", question[len(head):])
+    joiner = "" if rest.startswith("的") or _PREDICATE_LEAD.match(rest) else "的"
+    return f"{head}{entity}{joiner}{rest}"

@@ -1,0 +1,98 @@
+"""Query expansion: one query per channel from the (condensed) question.
+
+BM25 gets the question plus rule entities (skipped for ``compare``, whose two sides must keep
+equal weight), domain synonyms and the explicit years of a temporal phrase; the vector channel
+gets the question as is; graph and wiki get the question and match entities themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from lambdarag.config_schema import Config
+from lambdarag.entities import Entity, extract_entities
+from lambdarag.query.temporal import TimeScope, expand_years, time_scope
+from lambdarag.text import Tokenizer, normalize
+
+NO_ENTITY_EXPANSION = frozenset({"compare"})
+_EXPANDED_KINDS = frozenset({"org", "role", "person", "regulation", "place"})  # phones/dates/amounts add nothing
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """The queries each channel searches with, and what went into them."""
+
+    bm25_query: str
+    dense_query: str
+    graph_query: str
+    wiki_query: str
+    entities: list[Entity] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)  # the question's content words (for the gate)
+    time_scope: TimeScope | None = None
+    synonyms: dict[str, list[str]] = field(default_factory=dict)  # query term -> synonyms added
+
+    def query_for(self, channel: str) -> str:
+        """The query a channel searches with (unknown channels get the plain question)."""
+        return {"bm25": self.bm25_query, "graph": self.graph_query, "wiki": self.wiki_query}.get(
+            channel, self.dense_query
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bm25_query": self.bm25_query, "dense_query": self.dense_query,
+            "graph_query": self.graph_query, "wiki_query": self.wiki_query,
+            "entities": [{"name": e.name, "kind": e.kind} for e in self.entities],
+            "keywords": list(self.keywords),
+            "time_scope": self.time_scope.to_dict() if self.time_scope else None,
+            "synonyms": {k: list(v) for k, v in self.synonyms.items()},
+        }
+
+
+def find_synonyms(question: str, keywords: Sequence[str], table: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Synonym groups the question touches, both ways: a term brings its synonyms, a synonym its term."""
+    text = normalize(question)
+    words = {normalize(k) for k in keywords}
+    found: dict[str, list[str]] = {}
+    for term, alternatives in table.items():
+        group = [term, *alternatives]
+        present = [w for w in group if normalize(w) in words or normalize(w) in text]
+        if not present:
+            continue
+        extra = [w for w in group if normalize(w) not in text]
+        if extra:
+            found[present[0]] = extra
+    return found
+
+
+def expand_query(
+    question: str,
+    intent: str,
+    config: Config,
+    tokenizer: Tokenizer,
+    today: date,
+    entity_expansion: bool = True,
+) -> Expansion:
+    """Per-channel queries for ``question`` under ``intent``, relative to ``today`` for temporal phrases."""
+    entities = extract_entities(question)
+    keywords = tokenizer.keywords(question)
+    scope = time_scope(question, today)
+    synonyms = find_synonyms(question, keywords, config.query.synonyms)
+    extra: list[str] = []
+    if entity_expansion and intent not in NO_ENTITY_EXPANSION:
+        extra += [e.name for e in entities if e.kind in _EXPANDED_KINDS]
+    extra += [w for words in synonyms.values() for w in words]
+    extra += [y for y in expand_years(scope) if y not in question]
+    bm25_query = " ".join([question, *dict.fromkeys(extra)])
+    return Expansion(
+        bm25_query=bm25_query,
+        dense_query=question,
+        graph_query=question,
+        wiki_query=question,
+        entities=entities,
+        keywords=keywords,
+        time_scope=scope,
+        synonyms=synonyms,
+    )

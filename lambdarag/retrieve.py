@@ -1,0 +1,234 @@
+"""Retrieval: the channels searched in parallel within their time budgets, fused, then the corrective gate.
+
+A channel that raises or overruns its budget is left out of the fusion and the reason recorded;
+results are collected in the configured channel order and fused with a fixed summation order,
+so the ranking equals that of a sequential run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any
+
+from lambdarag.channels import Channel
+from lambdarag.corrective import GateDecision, core_rewrite, gate_reason, overlap_score
+from lambdarag.fusion import Fused, recency_boost, table_boost, weighted_rrf
+from lambdarag.knowledge import KnowledgeBase
+from lambdarag.query.expand import Expansion
+from lambdarag.query.temporal import expand_years
+from lambdarag.records import Hit, PipelineOptions
+from lambdarag.text import normalize
+
+POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
+TRACE_TOP = 5  # hits per channel shown in the trace
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
+_pool_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ChannelRun:
+    """One channel's search for one request: the query it got, its hits, time and error."""
+
+    channel: str
+    query: str
+    hits: list[Hit]
+    ms: float
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class FusionOutcome:
+    """Weights used, the fused top-k (boosts applied) and how many candidates were fused."""
+
+    weights: dict[str, float]
+    fused: list[Fused]
+    candidates: int = 0
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """The kept attempt's fused top-k and channel runs, the weights used, and the gate's decision."""
+
+    fused: list[Fused]
+    runs: dict[str, ChannelRun]
+    weights: dict[str, float]
+    gate: GateDecision
+    expansion: Expansion | None = None  # the expansion of the kept attempt
+    candidates: int = 0
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    expansion: Expansion
+    runs: dict[str, ChannelRun]
+    outcome: FusionOutcome
+    overlap: float
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def channel_pool() -> ThreadPoolExecutor:
+    """The process-wide pool channel searches run on (recreated after a fork: threads do not survive one)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():
+            _pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="lambdarag-channel")
+            _pool_pid = os.getpid()
+        return _pool
+
+
+def _timed_search(channel: Channel, query: str, k: int) -> tuple[list[Hit], float]:
+    start = time.perf_counter()
+    hits = channel.search(query, k)
+    return list(hits), (time.perf_counter() - start) * 1000
+
+
+def channel_names(kb: KnowledgeBase, options: PipelineOptions) -> list[str]:
+    """The channels to search: the options' selection, else every enabled one, in config order."""
+    if options.channels is not None:
+        return list(dict.fromkeys(options.channels))
+    return [name for name, cfg in kb.config.retrieval.channels.items() if cfg.enabled]
+
+
+def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptions) -> dict[str, ChannelRun]:
+    """Search the channels in parallel, each within config.retrieval.channels[name].timeout_s."""
+    settings = kb.config.retrieval.channels
+    start = time.monotonic()
+    runs: dict[str, ChannelRun] = {}
+    futures: dict[str, Future[tuple[list[Hit], float]]] = {}
+    for name in channel_names(kb, options):
+        query = expansion.query_for(name)
+        if name not in settings:
+            runs[name] = ChannelRun(name, query, [], 0.0, f"unknown channel (known: {', '.join(settings)})")
+        elif name not in kb.channels:
+            reason = kb.channel_errors.get(name, "disabled in retrieval.channels")
+            runs[name] = ChannelRun(name, query, [], 0.0, f"not loaded: {reason}")
+        else:
+            futures[name] = channel_pool().submit(_timed_search, kb.channels[name], query, settings[name].top_k)
+    for name, future in futures.items():
+        runs[name] = _collect(name, expansion.query_for(name), future, start, settings[name].timeout_s)
+    return {name: runs[name] for name in channel_names(kb, options)}
+
+
+def _collect(name: str, query: str, future: Future[tuple[list[Hit], float]], start: float,
+             budget: float) -> ChannelRun:
+    try:
+        hits, ms = future.result(timeout=max(0.0, start + budget - time.monotonic()))
+    except FutureTimeout:
+        future.cancel()  # a search already running cannot be stopped; its result is simply ignored
+        return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"timed out after {budget:g}s budget")
+    except Exception as exc:  # any channel failure degrades retrieval, never the request
+        return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"{type(exc).__name__}: {exc}")
+    return ChannelRun(name, query, hits, ms)
+
+
+def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], uniform: bool) -> dict[str, float]:
+    """RRF weight per channel: the intent's from config, or 1 for every channel when ``uniform``."""
+    classes = kb.config.intents.classes
+    table: Mapping[str, float] = classes[intent].weights if intent in classes and not uniform else {}
+    return {name: 1.0 if uniform or intent not in classes else float(table.get(name, 0.0)) for name in channels}
+
+
+def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
+         options: PipelineOptions) -> FusionOutcome:
+    """Weighted RRF over the channels that answered, then the table (data) and recency (temporal) boosts."""
+    cfg = kb.config.retrieval
+    # hits on chunk ids the store does not know come from a stale index: they cannot be shown
+    rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
+    weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
+    fused = weighted_rrf(rankings, weights, cfg.rrf_k)
+    if intent == "data":
+        fused = table_boost(fused, kb.chunks, cfg.table_boost)
+    scope = expansion.time_scope
+    named_years = scope is not None and (scope.start_year is not None or scope.end_year is not None)
+    if intent == "temporal" or named_years:
+        fused = recency_boost(fused, kb.chunks, scope, cfg.recency_boost)
+    return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused))
+
+
+def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
+             keywords: Sequence[str]) -> _Attempt:
+    runs = run_channels(kb, expansion, options)
+    outcome = fuse(kb, runs, intent, expansion, options)
+    top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:3]]
+    overlap = overlap_score(keywords, top)
+    summary = {
+        "query": expansion.bm25_query,
+        "dense_query": expansion.dense_query,
+        "overlap": round(overlap, 4),
+        "top": [f.chunk_id for f in outcome.fused[:3]],
+        "errors": {n: r.error for n, r in runs.items() if r.error},
+    }
+    return _Attempt(expansion, runs, outcome, overlap, summary)
+
+
+def retry_expansion(expansion: Expansion, rewritten: str) -> Expansion:
+    """The expansion searched on retry: the core rewrite everywhere, synonyms and years kept for BM25."""
+    extra = [w for words in expansion.synonyms.values() for w in words]
+    extra += [y for y in expand_years(expansion.time_scope) if y not in rewritten]
+    bm25 = " ".join([rewritten, *dict.fromkeys(w for w in extra if w not in rewritten.split())])
+    return dataclasses.replace(expansion, bm25_query=bm25, dense_query=rewritten, graph_query=rewritten,
+                               wiki_query=rewritten)
+
+
+def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str,
+             options: PipelineOptions) -> Retrieval:
+    """Channels, fusion and the corrective gate: below the overlap threshold, one retry with the core rewrite."""
+    threshold = kb.config.corrective.threshold
+    first = _attempt(kb, expansion, intent, options, expansion.keywords)
+    passed = first.overlap >= threshold
+    if passed or not options.gate or kb.config.corrective.max_retries < 1:
+        reason = gate_reason(first.overlap, threshold, None, None)
+        if not passed:
+            reason = "gate disabled: " + reason if not options.gate else "retries disabled: " + reason
+        return _result(first, GateDecision(first.overlap, passed, threshold, reason=reason,
+                                           attempts=[first.summary]))
+    rewritten = core_rewrite(question, expansion, kb.tokenizer)
+    if not rewritten or normalize(rewritten) == normalize(question):
+        gate = GateDecision(first.overlap, False, threshold, reason=gate_reason(first.overlap, threshold, None, None),
+                            attempts=[first.summary])
+        return _result(first, gate)
+    second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords)
+    better = second.overlap > first.overlap
+    kept = second if better else first
+    gate = GateDecision(
+        overlap=kept.overlap, passed=False, threshold=threshold, rewritten=rewritten,
+        retry_overlap=second.overlap, kept="retry" if better else "first",
+        reason=gate_reason(first.overlap, threshold, second.overlap, rewritten),
+        attempts=[first.summary, second.summary],
+    )
+    return _result(kept, gate)
+
+
+def _result(attempt: _Attempt, gate: GateDecision) -> Retrieval:
+    return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
+                     attempt.outcome.candidates)
+
+
+def retrieval_trace(r: Retrieval) -> dict[str, Any]:
+    """The trace of retrieval: per channel query, candidates, top ids and scores, error; weights; fused; gate."""
+    channels = {
+        name: {
+            "query": run.query,
+            "candidates": len(run.hits),
+            "top": [{"chunk_id": h.chunk_id, "score": round(h.score, 6), "rank": h.rank} for h in run.hits[:TRACE_TOP]],
+            "ms": round(run.ms, 2),
+            "error": run.error,
+        }
+        for name, run in r.runs.items()
+    }
+    return {
+        "channels": channels,
+        "weights": dict(r.weights),
+        "candidates": r.candidates,
+        "fused": [f.to_dict() for f in r.fused],
+        "gate": r.gate.to_dict(),
+        "expansion": r.expansion.to_dict() if r.expansion else None,
+    }
