@@ -184,9 +184,9 @@ def test_missing_index_and_disabled_backend(tmp_path: Path) -> None:
     assert "build_vector_index.py --domain empty" in str(e.value)
     domain.instance_file.write_text("embedding: {backend: none}\n", encoding="utf-8")
     disabled = open_domain("empty", tmp_path)
-    with pytest.raises(ServiceError, match="embedding.backend is none"):
+    with pytest.raises(ServiceError, match=r"embedding\.backend is none"):
         vector.build(disabled, make_chunks(), progress=False)
-    with pytest.raises(ServiceError, match="embedding.backend is none"):
+    with pytest.raises(ServiceError, match=r"embedding\.backend is none"):
         vector.load(disabled, [])
 
 
@@ -216,7 +216,8 @@ def test_cache_compacts_stale_records_and_refuses_a_second_builder(tmp_path: Pat
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with cache.opened():
         cache.append(keys, vectors)
-        with pytest.raises(LambdaRAGError, match="another vector build"), vector.EmbeddingCache(cache.folder, 8).opened():
+        rival = vector.EmbeddingCache(cache.folder, 8)
+        with pytest.raises(LambdaRAGError, match="another vector build"), rival.opened():
             pass
         cache.compact(set(keys[:10]))
     assert cache.path.stat().st_size == 10 * cache.dtype.itemsize
