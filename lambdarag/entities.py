@@ -1,0 +1,457 @@
+"""Rule entity extraction and relation patterns for Chinese administrative text.
+
+Pure regex over the text, compiled once: organisations and places are CJK runs ending in a
+suffix (财务处, 致远楼), trimmed of the verbs and particles in front of them; people are surname
+names next to a role; regulations sit in 《》; phones, e-mails, dates and amounts have their own
+patterns. Relations come from trigger words between two entities of one sentence, plus
+same-sentence co-occurrence as weak edges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from lambdarag.entity_lexicon import (
+    BAD_TAILS,
+    CJK,
+    COMPOUND_SURNAMES,
+    CONNECTIVES,
+    FOLLOW_BLOCK,
+    NAME_STOP,
+    ONLY_TAILS,
+    ROLES,
+    SPLIT_GUARD,
+    SPLIT_WORDS,
+    SUFFIXES,
+    SURNAMES,
+)
+from lambdarag.timeexpr import find_dates
+
+KINDS = ("org", "role", "person", "regulation", "phone", "email", "date", "amount", "place")
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One mention: canonical name, kind, and the span of its surface text in the input."""
+
+    name: str  # regulations without 《》, dates normalised ("2024-07-01"), others as written
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A directed edge between two entity names, with the weight it adds to the graph."""
+
+    source: str
+    relation: str  # belongs_to based_on responsible_for issued_by contact revises repeals co_occurs
+    target: str
+    weight: float
+
+
+# --- Compiled patterns ----------------------------------------------------------------------------
+
+_RUN = re.compile(f"[{CJK}]+")
+_SUFFIX_RE = re.compile("|".join(sorted(map(re.escape, SUFFIXES), key=len, reverse=True)))
+_SPLIT_RE = re.compile("|".join(sorted(map(re.escape, SPLIT_WORDS), key=len, reverse=True)))
+_ROLE_RE = re.compile(f"(?:{'|'.join(ROLES)})(?!部门|单位|领导|机关|校领导)")
+_REGULATION = re.compile(r"《([^《》\n]{1,80})》")
+_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_PHONE = re.compile(
+    r"(?<![\d-])(?:\(0\d{2,3}\)\s?\d{7,8}|0\d{2,3}[-－]\d{7,8}|400[-－]?\d{3}[-－]?\d{4}|1[3-9]\d{9}|[2-8]\d{6,7})"
+    r"(?:\s?(?:转|分机|ext\.?)\s?\d{1,5})?(?![\d.%元万年月日号])"
+)
+_DATE = re.compile(
+    r"(?<![\d.])\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?"
+    r"|(?<![\d.])\d{4}([-/.])\d{1,2}\1\d{1,2}(?!\d)"
+    r"|(?<![\d./-])\d{4}[-/]\d{1,2}(?![\d/-])"
+    r"|[〇零○一二三四五六七八九]{4}年(?:[〇一二三四五六七八九十]{1,3}月(?:[〇一二三四五六七八九十]{1,3}[日号])?)?"
+)
+_AMOUNT = re.compile(
+    r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:万|亿|千)?元(?:/(?:人|天|次|晚|月|年|人天|间|公里|小时))*"
+    r"|(?<![\d.,])\d+(?:\.\d+)?(?:万|亿|千)?元(?:/(?:人|天|次|晚|月|年|人天|间|公里|小时))*"
+    r"|(?<![\d.])\d+(?:\.\d+)?\s?[%％]"
+    r"|百分之[零一二三四五六七八九十百点]+"
+)
+_ROOM = re.compile(r"(?<![\w])[A-Za-z]?\d{2,5}(?:室|房间)")
+_FLOOR_AFTER = re.compile(r"(?:[\d一二三四五六七八九十]{1,3}(?:楼|层))?(?:[A-Za-z]?\d{1,5}(?:室|房间))?")
+_YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+
+# Priority when spans overlap: the earlier kind wins, then the longer span.
+_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "role": 5, "person": 6,
+             "org": 7, "place": 8}
+
+
+# --- Extraction -----------------------------------------------------------------------------------
+
+def extract_entities(text: str) -> list[Entity]:
+    """Entities mentioned in ``text``, non-overlapping, in text order."""
+    found = [*_regulations(text), *_emails(text), *_phones(text), *_dates(text), *_amounts(text), *_rooms(text)]
+    roles = _roles(text)
+    found += roles
+    found += _names(text)
+    found += _people(text, roles, [e for e in found if e.kind in ("org", "place")])
+    return _resolve(found)
+
+
+def entity_key(name: str) -> str:
+    """Normalised form of an entity name, used as graph node id and for matching."""
+    name = name.strip().replace("《", "").replace("》", "")
+    name = name.translate(_FULLWIDTH)
+    return re.sub(r"\s+", "", name)
+
+
+_FULLWIDTH = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
+
+
+def _regulations(text: str) -> list[Entity]:
+    return [Entity(m.group(1).strip(), "regulation", m.start(1), m.end(1)) for m in _REGULATION.finditer(text)
+            if m.group(1).strip()]
+
+
+def _emails(text: str) -> list[Entity]:
+    return [Entity(m.group(), "email", m.start(), m.end()) for m in _EMAIL.finditer(text)]
+
+
+def _phones(text: str) -> list[Entity]:
+    out = []
+    for m in _PHONE.finditer(text):
+        digits = m.group()
+        if len(digits) == 8 and _YYYYMMDD.fullmatch(digits):
+            continue  # 20240701 is a date written without separators
+        out.append(Entity(re.sub(r"\s+", "", digits), "phone", m.start(), m.end()))
+    return out
+
+
+def _dates(text: str) -> list[Entity]:
+    out = []
+    for m in _DATE.finditer(text):
+        values = find_dates(m.group())
+        if values:
+            out.append(Entity(max(values, key=len), "date", m.start(), m.end()))
+    return out
+
+
+def _amounts(text: str) -> list[Entity]:
+    return [Entity(m.group().replace(" ", ""), "amount", m.start(), m.end()) for m in _AMOUNT.finditer(text)]
+
+
+def _rooms(text: str) -> list[Entity]:
+    return [Entity(m.group(), "place", m.start(), m.end()) for m in _ROOM.finditer(text)]
+
+
+def _roles(text: str) -> list[Entity]:
+    return [Entity(m.group(), "role", m.start(), m.end()) for m in _ROLE_RE.finditer(text)]
+
+
+def _names(text: str) -> list[Entity]:
+    """Organisations and places: CJK runs ending in a suffix, chained when adjacent (江城大学财务处)."""
+    out: list[Entity] = []
+    for run in _RUN.finditer(text):
+        last: Entity | None = None
+        for m in _SUFFIX_RE.finditer(run.group()):
+            suffix, end = m.group(), run.start() + m.end()
+            if not _suffix_ends_word(text, suffix, end):
+                continue
+            floor = last.end if last else run.start()
+            start = _name_start(text, floor, m.start() + run.start(), suffix, chained=last is not None)
+            if start is None:
+                continue
+            kind = SUFFIXES[suffix]
+            if not _plausible(text[start:end], suffix):
+                continue
+            if last is not None and start == floor and _chains(last, kind):
+                out.remove(last)  # a name written right after its parent is one name: 江城大学财务处
+                start = last.start
+            name = text[start:end]
+            entity = Entity(name, kind, start, end)
+            last = _extend_floor(text, entity) if suffix == "楼" else entity
+            out.append(last)
+    return out
+
+
+def _chains(last: Entity, kind: str) -> bool:
+    if last.name.endswith("楼"):
+        return False
+    return kind == "org" or last.kind == kind == "place"
+
+
+def _suffix_ends_word(text: str, suffix: str, end: int) -> bool:
+    nxt = text[end:end + 1]
+    return not (nxt and nxt in FOLLOW_BLOCK.get(suffix, ""))
+
+
+def _name_start(text: str, floor: int, suffix_start: int, suffix: str, chained: bool) -> int | None:
+    """Where the name ending at ``suffix_start`` begins: after the last split word that leaves a real stem."""
+    min_stem = 2 if len(suffix) == 1 else 1
+    start = floor
+    for m in _SPLIT_RE.finditer(text, floor, suffix_start):
+        word = m.group()
+        if word in CONNECTIVES and not (chained and m.start() == floor):
+            continue
+        guard = SPLIT_GUARD.get(word, "")
+        if guard and text[m.end():m.end() + 1] in guard:
+            continue
+        if suffix_start - m.end() >= min_stem:
+            start = m.end()
+    stem = suffix_start - start
+    if stem < min_stem or stem > 16:
+        return None
+    return start
+
+
+def _plausible(name: str, suffix: str) -> bool:
+    if any(name.endswith(t) for t in BAD_TAILS):
+        return False
+    only = ONLY_TAILS.get(suffix)
+    return only is None or name.endswith(only)
+
+
+def _extend_floor(text: str, place: Entity) -> Entity:
+    """致远楼 + 三楼 / 101室 → one place."""
+    m = _FLOOR_AFTER.match(text, place.end)
+    if m and m.end() > place.end:
+        return Entity(text[place.start:m.end()], "place", place.start, m.end())
+    return place
+
+
+def _people(text: str, roles: Sequence[Entity], blocked: Sequence[Entity]) -> list[Entity]:
+    """2–3 character names right after a role (处长张敏, 负责人：李强) or right before it (张敏处长, 刘芳（主任）)."""
+    taken = [(e.start, e.end) for e in blocked]
+    out = []
+    for role in roles:
+        for span in (_name_after(text, role.end), _name_before(text, role.start)):
+            if span and not any(s < span[1] and span[0] < e for s, e in taken):
+                out.append(Entity(text[span[0]:span[1]], "person", span[0], span[1]))
+    return out
+
+
+def _name_after(text: str, pos: int) -> tuple[int, int] | None:
+    m = re.compile(r"[：:\s]{0,2}(?:为|是)?").match(text, pos)
+    start = m.end() if m else pos
+    surname = _surname_at(text, start)
+    if not surname:
+        return None
+    end = start + surname
+    for _ in range(2):
+        ch = text[end:end + 1]
+        if not ch or not re.match(f"[{CJK}]", ch) or ch in NAME_STOP or _ROLE_RE.match(text, end):
+            break
+        end += 1
+    return (start, end) if end - start >= 2 and end - start - surname >= 1 else None
+
+
+def _name_before(text: str, pos: int) -> tuple[int, int] | None:
+    end = pos - 1 if pos > 0 and text[pos - 1] in "（(" else pos
+    for size in (3, 2):
+        start = end - size
+        word = text[start:end]
+        if start < 0 or not re.fullmatch(f"[{CJK}]+", word) or any(ch in NAME_STOP for ch in word[1:]):
+            continue
+        if _surname_at(text, start) and (size == 2 or not _surname_at(text, start + 1)):
+            return start, end
+    return None
+
+
+def _surname_at(text: str, pos: int) -> int:
+    """Length of the surname starting at ``pos`` (0 when none)."""
+    if text[pos:pos + 2] in COMPOUND_SURNAMES:
+        return 2
+    return 1 if text[pos:pos + 1] in SURNAMES else 0
+
+
+def _resolve(found: Sequence[Entity]) -> list[Entity]:
+    """Keep non-overlapping mentions, preferring higher-priority kinds, then longer spans."""
+    order = sorted(found, key=lambda e: (_PRIORITY[e.kind], -(e.end - e.start), e.start))
+    kept: list[Entity] = []
+    for entity in order:
+        if all(entity.end <= k.start or k.end <= entity.start for k in kept):
+            kept.append(entity)
+    return sorted(kept, key=lambda e: (e.start, e.end))
+
+
+# --- Relations ------------------------------------------------------------------------------------
+
+_TRIGGERS: tuple[tuple[str, str], ...] = (
+    ("隶属于|隶属|归口|属于|归属", "belongs_to"),
+    ("下设|设有|内设|另设", "has_part"),
+    ("依据|根据|按照|参照", "based_on"),
+    ("负责|主管|分管|主持", "responsible_for"),
+    ("制定|发布|印发|颁布|起草", "issued_by"),
+    ("联系电话|联系方式|咨询电话|办公电话|电话|邮箱|电子邮箱", "contact"),
+    ("修订|修正|修改", "revises"),
+    ("废止|废除|停止执行", "repeals"),
+)
+_TRIGGER_RE = [(re.compile(words), rel) for words, rel in _TRIGGERS]
+_SELF_REFERENCE = re.compile(r"本(?:办法|规定|细则|制度|条例|规则|通知|意见|标准|规程|章程|方案)")
+_GRAPH_KINDS = ("org", "person", "regulation", "role", "place", "phone", "email")
+_MAX_COOCCURRING = 8
+
+
+def extract_relations(
+    sentence: str, entities: Sequence[Entity], cooccurrence_weight: float = 0.3, subject: str | None = None
+) -> list[Relation]:
+    """Pattern relations (weight 1.0) and co-occurrence edges between the entities of one sentence.
+
+    ``subject`` is the regulation the sentence belongs to, standing in for 本办法 / 本规定.
+    """
+    ents = _with_subject(sentence, entities, subject)
+    relations: list[Relation] = []
+    for pattern, rel in _TRIGGER_RE:
+        for m in pattern.finditer(sentence):
+            if any(e.start <= m.start() < e.end for e in ents):
+                continue  # a trigger inside a name (负责人) is no trigger
+            relations += _apply(rel, m.start(), m.end(), sentence, ents, subject)
+    relations += _role_relations(sentence, ents)
+    relations = _unique(r for r in relations if r.source != r.target)
+    linked = {frozenset((r.source, r.target)) for r in relations}
+    graph_ents = [e for e in ents if e.kind in _GRAPH_KINDS][:_MAX_COOCCURRING]
+    for a, b in combinations(_unique_names(graph_ents), 2):
+        if frozenset((a, b)) not in linked:
+            relations.append(Relation(a, "co_occurs", b, cooccurrence_weight))
+    return relations
+
+
+def _with_subject(sentence: str, entities: Sequence[Entity], subject: str | None) -> list[Entity]:
+    ents = list(entities)
+    if subject:
+        for m in _SELF_REFERENCE.finditer(sentence):
+            if all(m.end() <= e.start or e.end <= m.start() for e in ents):
+                ents.append(Entity(subject, "regulation", m.start(), m.end()))
+    return sorted(ents, key=lambda e: e.start)
+
+
+_CLAUSE_END = re.compile(r"[，,；;。！？!?：:\n]")
+_ACTORS = ("person", "org", "role")  # who is responsible, in order of preference
+
+
+def _apply(
+    rel: str, start: int, end: int, sentence: str, ents: Sequence[Entity], subject: str | None
+) -> list[Relation]:
+    """One trigger: the entities of its clause on either side decide the edge."""
+    lo, hi = _clause(sentence, start, end)
+    before = [e for e in ents if lo <= e.start and e.end <= start]
+    after = [e for e in ents if e.start >= end and e.end <= hi]
+    earlier = [e for e in ents if e.end <= start]  # the whole sentence before the trigger
+    topic = before or earlier  # 财务处……，下设……: Chinese omits a subject the previous clause named
+    if rel == "belongs_to":
+        return _pair(rel, _nearest(before, ("org", "place"), True), _nearest(after, ("org", "place"), False))
+    if rel == "has_part":
+        owner = _nearest(before, ("org",), True) or _nearest(earlier, ("org",), False)
+        return [Relation(p.name, "belongs_to", owner.name, 1.0) for p in _leading_run(after, ("org",))] if owner else []
+    if rel == "based_on":
+        return _based_on(earlier, after, subject)
+    if rel == "responsible_for":
+        actor = next((a for kind in _ACTORS if (a := _nearest(topic, (kind,), True))), None)
+        return _pair(rel, actor, _nearest(after, ("org", "regulation", "place"), False))
+    if rel == "issued_by":
+        return _issued_by(earlier, before, after)
+    if rel == "contact":
+        return _contact(topic, after)
+    return _revises(rel, earlier, after, subject)
+
+
+def _clause(sentence: str, start: int, end: int) -> tuple[int, int]:
+    head = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)]
+    tail = _CLAUSE_END.search(sentence, end)
+    return (head[-1] if head else 0), (tail.start() if tail else len(sentence))
+
+
+def _pair(rel: str, source: Entity | None, target: Entity | None) -> list[Relation]:
+    return [Relation(source.name, rel, target.name, 1.0)] if source and target else []
+
+
+def _based_on(earlier: Sequence[Entity], after: Sequence[Entity], subject: str | None) -> list[Relation]:
+    basis = _nearest(after, ("regulation",), last=False)
+    if basis is None:
+        return []
+    source = _nearest(earlier, ("regulation",), last=True) or _nearest(
+        [e for e in after if e.start > basis.end], ("regulation",), last=False)
+    name = source.name if source else subject
+    return [Relation(name, "based_on", basis.name, 1.0)] if name else []
+
+
+def _issued_by(earlier: Sequence[Entity], before: Sequence[Entity], after: Sequence[Entity]) -> list[Relation]:
+    regulation = _nearest(after, ("regulation",), last=False) or _nearest(earlier, ("regulation",), last=True)
+    issuers = [e for e in [*before, *after[:1]] if e.kind == "org"]
+    if regulation is None or not issuers:
+        return []
+    return [Relation(regulation.name, "issued_by", org.name, 1.0) for org in issuers]
+
+
+def _contact(topic: Sequence[Entity], after: Sequence[Entity]) -> list[Relation]:
+    target = _nearest(after, ("phone", "email"), last=False)
+    if target is None:
+        return []
+    owners = [o for o in (_nearest(topic, ("person",), True), _nearest(topic, ("org",), True)) if o]
+    return [Relation(o.name, "contact", target.name, 1.0) for o in owners]
+
+
+def _revises(rel: str, earlier: Sequence[Entity], after: Sequence[Entity], subject: str | None) -> list[Relation]:
+    old = _nearest(earlier, ("regulation",), last=True)
+    if old is None:
+        return []
+    newer = _nearest(after, ("regulation",), last=False)
+    name = newer.name if newer else subject
+    return [Relation(name, rel, old.name, 1.0)] if name and name != old.name else []
+
+
+def _role_relations(sentence: str, ents: Sequence[Entity]) -> list[Relation]:
+    """财务处处长李建华 / 报账大厅负责人张敏 / 张敏（主管）: the person is responsible for the organisation."""
+    out = []
+    for i, role in enumerate(ents):
+        if role.kind != "role":
+            continue
+        person = _adjacent(sentence, role, ents[i + 1] if i + 1 < len(ents) else None, "person")
+        org_side = i - 1
+        if person is None:
+            person = _adjacent(sentence, ents[i - 1] if i > 0 else None, role, "person", left=True)
+            org_side = i - 2
+        org = _adjacent(sentence, ents[org_side] if org_side >= 0 else None, person if org_side == i - 2 else role,
+                        "org", left=True)
+        if person and org:
+            rel = "contact" if role.name == "联系人" else "responsible_for"
+            out.append(Relation(org.name, rel, person.name, 1.0) if rel == "contact"
+                       else Relation(person.name, rel, org.name, 1.0))
+    return out
+
+
+def _adjacent(sentence: str, a: Entity | None, b: Entity | None, kind: str, left: bool = False) -> Entity | None:
+    """The entity of ``kind`` among a (left) or b (right) when only a bracket or colon separates them."""
+    if a is None or b is None:
+        return None
+    wanted = a if left else b
+    gap = sentence[a.end:b.start]
+    return wanted if wanted.kind == kind and len(gap) <= 2 and not gap.strip("（）():： ") else None
+
+
+def _nearest(ents: Sequence[Entity], kinds: tuple[str, ...], last: bool) -> Entity | None:
+    pool = [e for e in ents if e.kind in kinds]
+    if not pool:
+        return None
+    return pool[-1] if last else pool[0]
+
+
+def _leading_run(after: Sequence[Entity], kinds: tuple[str, ...]) -> list[Entity]:
+    """The list of names right after a trigger (下设综合办公室、预算科、会计核算科…)."""
+    out = []
+    for e in after:
+        if e.kind not in kinds:
+            break
+        out.append(e)
+    return out
+
+
+def _unique(relations: Iterable[Relation]) -> list[Relation]:
+    seen: dict[tuple[str, str, str], Relation] = {}
+    for r in relations:
+        seen.setdefault((r.source, r.relation, r.target), r)
+    return list(seen.values())
+
+
+def _unique_names(ents: Sequence[Entity]) -> list[str]:
+    return list(dict.fromkeys(e.name for e in ents))
