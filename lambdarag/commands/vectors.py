@@ -1,0 +1,39 @@
+"""`lambdarag vectors` (scripts/build_vector_index.py): embed a domain's chunks and publish the vector index."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lambdarag.commands.domains import add_domain_args
+from lambdarag.domain import open_domain
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("vectors", help="embed a domain's chunks (incremental, resumable) and publish the vector index")
+    add_domain_args(p)
+    progress = p.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
+                          help="always show a progress bar (default: a bar on a terminal, log lines otherwise)")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="no progress output")
+    p.set_defaults(handler=cmd_vectors)
+
+
+def cmd_vectors(args: argparse.Namespace) -> int:
+    from lambdarag.channels import vector
+    from lambdarag.commands.build import domain_chunks
+
+    domain = open_domain(args.domain, args.base_dir)
+    emb = domain.config.embedding
+    if emb.backend == "none":
+        print(f"vector channel of {domain.name} is disabled (embedding.backend: none); nothing to build")
+        return 0
+    chunks = domain_chunks(domain)  # raises with the extract command when there are none
+    result = vector.build(domain, chunks, progress=args.progress)
+    embedded = result.items - result.reused
+    rate = f", {embedded / result.seconds:.1f} passages/s" if embedded and result.seconds else ""
+    print(f"vector index of {domain.name}: {result.items} vectors ({result.detail}) "
+          f"in {result.seconds:.1f} s{rate} -> {domain.index_dir / vector.NAME}")
+    if not domain.config.retrieval.channels[vector.NAME].enabled:
+        print("note: retrieval.channels.vector.enabled is false, so queries will not use this index")
+    return 0
