@@ -40,9 +40,10 @@ def ask() -> Response:
     st.maybe_purge()
     data = json_body(ASK_FIELDS)
     question = get_question(data, st.config.server.max_question_chars)
+    stream = get_bool(data, "stream")
     session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
     kb = st.holder.get()  # taken once: a reload meanwhile does not change this request's index
-    if get_bool(data, "stream"):
+    if stream:
         return sse_response(_stream(st, kb, question, history, session_id))
     result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id,
                                        options=PipelineOptions()))

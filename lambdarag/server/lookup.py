@@ -40,18 +40,11 @@ def lookup_knowledge() -> Response:
 
 
 def chunk_text_lookup(kb: Any) -> Callable[[str], str | None]:
-    """Full chunk text by id from the loaded KnowledgeBase (None when it cannot say)."""
+    """Full chunk text by id from the loaded KnowledgeBase (None for an id it does not hold)."""
+    chunks = getattr(kb, "chunks", {})
+
     def text_of(chunk_id: str) -> str | None:
-        getter = getattr(kb, "chunk", None)
-        if callable(getter):
-            try:
-                chunk = getter(chunk_id)
-            except (KeyError, LookupError):
-                return None
-            return getattr(chunk, "text", None)
-        by_id = getattr(kb, "chunks_by_id", None)
-        if isinstance(by_id, dict) and chunk_id in by_id:
-            return getattr(by_id[chunk_id], "text", None)
-        return None
+        chunk = chunks.get(chunk_id)
+        return None if chunk is None else str(chunk.text)
 
     return text_of

@@ -106,8 +106,9 @@ def chat_completions() -> Response:
     model = check_model(st, data.get("model"))
     server = st.config.server
     question, history = split_messages(data.get("messages"), server.max_question_chars, server.max_history_turns)
+    stream = get_bool(data, "stream")
     kb = st.holder.get()
-    if get_bool(data, "stream"):
+    if stream:
         return sse_response(_stream(st, kb, model, question, history))
     result = as_dict(pipeline().answer(kb, question, history=history, options=PipelineOptions()))
     _store_trace(st, result)
