@@ -99,8 +99,7 @@ class SessionStore:
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._write() as db:
-            db.executescript(SCHEMA)
+        self._connect().executescript(SCHEMA)  # executescript manages its own transaction
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
