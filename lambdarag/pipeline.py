@@ -1,0 +1,259 @@
+"""Layer 3: the request path. answer(), answer_stream() and search() run the stages and build the trace.
+
+condense → intent → expand → retrieve (channels, fusion, gate) → slots → context → generate →
+grounding → log. Each stage is timed into Result.timings and trace["stages"]; each leaves its
+record in the trace; a failing LLM or channel degrades the request and says so in trace["degraded"].
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from lambdarag.answer.context import Packed, pack_context
+from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
+from lambdarag.answer.grounding import apply_grounding, check_grounding
+from lambdarag.answer.slots import SlotResult, fill_slots
+from lambdarag.corrective import overlap_score
+from lambdarag.feedback import FeedbackLog, now_iso
+from lambdarag.knowledge import KnowledgeBase
+from lambdarag.models.llm import LLMClient
+from lambdarag.query.condense import Condensed, condense
+from lambdarag.query.expand import Expansion, expand_query
+from lambdarag.query.intent import IntentResult, classify
+from lambdarag.records import PipelineOptions, Turn
+from lambdarag.result import Citation, Result, SearchResult, StreamEvent
+from lambdarag.retrieve import Retrieval, retrieval_trace, retrieve
+from lambdarag.trace import Stages, degraded_paths
+
+__all__ = ["Citation", "PipelineOptions", "Result", "SearchResult", "StreamEvent", "Turn", "answer",
+           "answer_stream", "search"]
+
+DEFAULT_OPTIONS = PipelineOptions()  # frozen, so one shared default is safe
+PRECISE_TOP_OVERLAP = 0.5  # the top hit alone must hold half the query keywords for PRECISE
+_MARKER_CHARS = "0123456789"
+
+
+@dataclass
+class _Request:
+    """State of one request between the stages."""
+
+    kb: KnowledgeBase
+    question: str
+    session_id: str | None
+    options: PipelineOptions
+    llm: LLMClient | None
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    stages: Stages = field(default_factory=Stages)
+    trace: dict[str, Any] = field(default_factory=dict)
+    condensed: Condensed | None = None
+    intent: IntentResult | None = None
+    expansion: Expansion | None = None
+    retrieval: Retrieval | None = None
+    found: bool = False
+    relevance: str = "none"
+    slots: SlotResult = field(default_factory=SlotResult)
+    packed: Packed = field(default_factory=lambda: Packed("", [], [], [], []))
+
+
+def answer(kb: KnowledgeBase, question: str, history: Sequence[Turn] = (), session_id: str | None = None,
+           options: PipelineOptions = DEFAULT_OPTIONS) -> Result:
+    """Answer ``question`` (with the session's earlier turns) from the knowledge base, cited and traced."""
+    req = _prepare(kb, question, history, session_id, options)
+    with req.stages.stage("generate"):
+        generation = _generation(req, stream=False)
+        assert isinstance(generation, Generation)
+    return _finish(req, generation)
+
+
+def answer_stream(kb: KnowledgeBase, question: str, history: Sequence[Turn] = (), session_id: str | None = None,
+                  options: PipelineOptions = DEFAULT_OPTIONS) -> Iterator[StreamEvent]:
+    """("meta", {...}) first, then ("delta", text) pieces, then ("result", Result) last."""
+    req = _prepare(kb, question, history, session_id, options)
+    yield StreamEvent("meta", _meta(req))
+    with req.stages.stage("generate"):
+        generation = _generation(req, stream=True)
+    if isinstance(generation, AnswerStream):
+        for delta in generation:
+            yield StreamEvent("delta", delta)
+        generation = generation.generation()
+    else:
+        yield StreamEvent("delta", generation.text)
+    yield StreamEvent("result", _finish(req, generation))
+
+
+def search(kb: KnowledgeBase, question: str, options: PipelineOptions = DEFAULT_OPTIONS) -> SearchResult:
+    """Retrieval only: the fused evidence with each channel's rank and score, no answer step."""
+    req = _Request(kb, question, None, options, kb.llm if options.use_llm else None)
+    req.condensed = Condensed(question, question)
+    _understand(req)
+    _retrieve(req)
+    assert req.retrieval is not None and req.intent is not None
+    return SearchResult(
+        request_id=req.request_id, question=question, condensed=question, intent=req.intent.intent,
+        intent_scores=dict(req.intent.scores), hits=[_hit_view(kb, f) for f in req.retrieval.fused],
+        gate=req.retrieval.gate.to_dict(), timings=dict(req.stages.ms), trace=_base_trace(req),
+    )
+
+
+def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_id: str | None,
+             options: PipelineOptions) -> _Request:
+    req = _Request(kb, question, session_id, options, kb.llm if options.use_llm else None)
+    with req.stages.stage("condense"):
+        req.condensed = condense(question, history, req.llm, kb.config.prompts.condense)
+    _understand(req)
+    _retrieve(req)
+    with req.stages.stage("slots"):
+        evidence = [kb.chunks[f.chunk_id] for f in req.retrieval.fused] if req.found and req.retrieval else []
+        req.slots = fill_slots(req.intent.intent if req.intent else "", req.condensed.question, evidence,
+                               req.llm, kb.config) if req.found else SlotResult()
+    with req.stages.stage("context"):
+        if req.found and req.retrieval is not None:
+            req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars)
+    return req
+
+
+def _understand(req: _Request) -> None:
+    assert req.condensed is not None
+    cfg = req.kb.config
+    with req.stages.stage("intent"):
+        req.intent = classify(req.condensed.question, cfg.intents, req.llm, cfg.prompts.intent)
+    with req.stages.stage("expand"):
+        today = req.options.today or date.today()
+        req.expansion = expand_query(req.condensed.question, req.intent.intent, cfg, req.kb.tokenizer, today,
+                                     req.options.entity_expansion)
+
+
+def _retrieve(req: _Request) -> None:
+    assert req.condensed is not None and req.intent is not None and req.expansion is not None
+    kb = req.kb
+    with req.stages.stage("retrieve"):
+        r = retrieve(kb, req.condensed.question, req.expansion, req.intent.intent, req.options)
+    req.retrieval = r
+    req.found = bool(r.fused) and r.gate.overlap >= kb.config.corrective.not_found_below
+    if req.found:
+        top = overlap_score(req.expansion.keywords, [kb.chunks[r.fused[0].chunk_id].index_text])
+        req.relevance = "PRECISE" if r.gate.passed and top >= PRECISE_TOP_OVERLAP else "REFERENCE"
+
+
+def _generation(req: _Request, stream: bool) -> Generation | AnswerStream:
+    assert req.condensed is not None and req.intent is not None and req.expansion is not None
+    if not req.found:
+        return not_found_answer(req.condensed.question, req.kb.config)
+    question, intent, slots = req.condensed.question, req.intent.intent, req.slots.slots
+    keywords, domain = req.expansion.keywords, req.kb.domain.name
+    if stream:
+        return generate(question, req.packed, intent, slots, req.llm, req.kb.config, True,
+                        keywords=keywords, domain=domain)
+    return generate(question, req.packed, intent, slots, req.llm, req.kb.config, False,
+                    keywords=keywords, domain=domain)
+
+
+def _finish(req: _Request, generation: Generation) -> Result:
+    kb = req.kb
+    text = generation.text
+    with req.stages.stage("grounding"):
+        supports = check_grounding(text, req.packed.citations, kb.chunks) if req.found else []
+        if generation.method == "llm":
+            text = apply_grounding(text, supports, kb.config.llm.ungrounded)
+    cited = _cited_numbers(text)
+    result = _result(req, generation, text, [c for c in req.packed.citations if c.n in cited])
+    result.grounding = [s.to_dict() for s in supports]
+    result.trace["grounding"] = {"mode": kb.config.llm.ungrounded if generation.method == "llm" else "report",
+                                 "sentences": result.grounding,
+                                 "unsupported": sum(1 for s in supports if not s.supported)}
+    with req.stages.stage("log"):
+        if req.options.log:
+            _log(kb, result)
+    result.timings = dict(req.stages.ms)
+    result.trace["stages"] = req.stages.rounded()
+    return result
+
+
+def _cited_numbers(text: str) -> set[int]:
+    numbers: set[int] = set()
+    for part in text.split("[")[1:]:
+        digits, bracket, _ = part.partition("]")
+        if bracket and digits and all(ch in _MARKER_CHARS for ch in digits):
+            numbers.add(int(digits))
+    return numbers
+
+
+def _result(req: _Request, generation: Generation, text: str, citations: list[Citation]) -> Result:
+    assert req.condensed is not None and req.intent is not None
+    trace = _base_trace(req)
+    trace["slots"] = req.slots.to_dict()
+    trace["context"] = {**req.packed.summary(), "citations": [c.n for c in req.packed.citations]}
+    trace["generation"] = {"method": generation.method, "error": generation.error, "chars": len(text)}
+    trace["degraded"] = degraded_paths(trace)
+    return Result(
+        request_id=req.request_id, session_id=req.session_id, question=req.question,
+        condensed=req.condensed.question, found=req.found, answer=text,
+        citations=citations if req.found else [], intent=req.intent.intent,
+        intent_scores=dict(req.intent.scores), slots=req.slots.slots, relevance=req.relevance,
+        context=req.packed.text, trace=trace, answer_method=generation.method,
+    )
+
+
+def _base_trace(req: _Request) -> dict[str, Any]:
+    trace: dict[str, Any] = {
+        "request_id": req.request_id, "session_id": req.session_id, "domain": req.kb.domain.name,
+        "time": now_iso(), "options": _options_view(req.options), "llm": req.llm is not None,
+        "condense": req.condensed.to_dict() if req.condensed else None,
+        "intent": req.intent.to_dict() if req.intent else None,
+        "expansion": req.expansion.to_dict() if req.expansion else None,
+        "found": req.found, "relevance": req.relevance,
+    }
+    if req.retrieval is not None:
+        trace.update(retrieval_trace(req.retrieval))
+    trace["stages"] = req.stages.rounded()
+    return trace
+
+
+def _options_view(options: PipelineOptions) -> dict[str, Any]:
+    return {"channels": list(options.channels) if options.channels is not None else None,
+            "uniform_weights": options.uniform_weights, "gate": options.gate,
+            "entity_expansion": options.entity_expansion, "use_llm": options.use_llm,
+            "today": options.today.isoformat() if options.today else None, "log": options.log}
+
+
+def _meta(req: _Request) -> dict[str, Any]:
+    assert req.condensed is not None and req.intent is not None
+    return {"request_id": req.request_id, "session_id": req.session_id, "question": req.question,
+            "condensed": req.condensed.question, "intent": req.intent.intent,
+            "intent_scores": dict(req.intent.scores), "found": req.found, "relevance": req.relevance,
+            "slots": req.slots.slots, "citations": [c.to_dict() for c in req.packed.citations]}
+
+
+def _hit_view(kb: KnowledgeBase, fused: Any) -> dict[str, Any]:
+    chunk = kb.chunks[fused.chunk_id]
+    excerpt_chars = kb.config.context.excerpt_chars
+    text = " ".join(chunk.text.split())
+    return {"chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "title": chunk.title,
+            "breadcrumb": chunk.breadcrumb, "locator": chunk.locator, "is_table": chunk.is_table,
+            "score": round(fused.score, 6), "ranks": dict(fused.ranks),
+            "scores": {k: round(v, 6) for k, v in fused.scores.items()}, "boosts": dict(fused.boosts),
+            "excerpt": text[:excerpt_chars]}
+
+
+def _log(kb: KnowledgeBase, result: Result) -> None:
+    """Append to the feedback logs; a full disk or unwritable folder degrades logging, never the answer."""
+    log = FeedbackLog(kb.domain.feedback_dir, kb.config.feedback)
+    try:
+        log.log_query(log.query_record(result))
+        if not result.found:
+            log.log_missing(missing_record(result))
+    except OSError as exc:
+        result.trace["log_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def missing_record(result: Result) -> dict[str, Any]:
+    """The missing_queries line: what was asked and what retrieval found instead."""
+    gate = result.trace.get("gate") or {}
+    return {"time": now_iso(), "request_id": result.request_id, "session_id": result.session_id,
+            "query": result.question, "condensed": result.condensed, "intent": result.intent,
+            "overlap": gate.get("overlap"), "gate_reason": gate.get("reason"),
+            "fused": [f.get("chunk_id") for f in result.trace.get("fused", [])][:5]}
