@@ -42,7 +42,7 @@ def assert_equal_to_reference(corpus: list[list[str]], queries: list[list[str]])
 def test_equal_to_rank_bm25_on_generated_corpus() -> None:
     corpus = generated_corpus()
     rng = random.Random(1)
-    vocab = sorted({t for doc in corpus for t in doc}) + ["unseen"]
+    vocab = [*sorted({t for doc in corpus for t in doc}), "unseen"]
     queries = [rng.sample(vocab, rng.randint(1, 6)) for _ in range(40)]
     queries += [["w0", "w0", "w1"], ["unseen"], []]  # repeated tokens count twice, as in rank_bm25
     assert_equal_to_reference(corpus, queries)
@@ -104,7 +104,7 @@ def test_empty_documents_and_empty_corpus() -> None:
 
 
 def test_save_load_round_trip(tmp_path: Path) -> None:
-    corpus = generated_corpus(200, seed=11) + [["标准", "报销", "va004"]]
+    corpus = [*generated_corpus(200, seed=11), ["标准", "报销", "va004"]]
     model = BM25Okapi.fit(corpus)
     model.save(tmp_path / "idx")
     loaded = BM25Okapi.load(tmp_path / "idx")
