@@ -21,8 +21,12 @@ from lambdarag.entity_lexicon import (
     CONNECTIVES,
     FOLLOW_BLOCK,
     NAME_STOP,
+    NOT_NAMES,
     ONLY_TAILS,
+    PREFIX_ROLES,
+    PROVINCES,
     ROLES,
+    SPLIT_BACK_GUARD,
     SPLIT_GUARD,
     SPLIT_WORDS,
     SUFFIXES,
@@ -80,6 +84,10 @@ _AMOUNT = re.compile(
 _ROOM = re.compile(r"(?<![\w])[A-Za-z]?\d{2,5}(?:室|房间)")
 _FLOOR_AFTER = re.compile(r"(?:[\d一二三四五六七八九十]{1,3}(?:楼|层))?(?:[A-Za-z]?\d{1,5}(?:室|房间))?")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+
+MAX_STEM, MAX_CHAINED_STEM = 12, 7  # longer runs are clauses, not names
+DOC_NUMBER = "〔[［"
+_ORDINAL = re.compile(r"第?[\d一二三四五六七八九十百千两几多]+[个项位门次名届]?")
 
 # Priority when spans overlap: the earlier kind wins, then the longer span.
 _PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "role": 5, "person": 6,
@@ -181,32 +189,40 @@ def _chains(last: Entity, kind: str) -> bool:
 
 
 def _suffix_ends_word(text: str, suffix: str, end: int) -> bool:
-    nxt = text[end:end + 1]
-    return not (nxt and nxt in FOLLOW_BLOCK.get(suffix, ""))
+    return not _char_in(text, end, FOLLOW_BLOCK.get(suffix))
 
 
 def _name_start(text: str, floor: int, suffix_start: int, suffix: str, chained: bool) -> int | None:
-    """Where the name ending at ``suffix_start`` begins: after the last split word that leaves a real stem."""
-    min_stem = 2 if len(suffix) == 1 else 1
+    """Where the name ending at ``suffix_start`` begins: after the last split word before it (None: no name)."""
     start = floor
     for m in _SPLIT_RE.finditer(text, floor, suffix_start):
         word = m.group()
-        if word in CONNECTIVES and not (chained and m.start() == floor):
+        if word in CONNECTIVES and m.start() != floor:
+            continue  # 和/与 inside a name (税务与票据科) split only right after a previous name
+        if _char_in(text, m.end(), SPLIT_GUARD.get(word)) or _char_in(text, m.start() - 1, SPLIT_BACK_GUARD.get(word)):
             continue
-        guard = SPLIT_GUARD.get(word, "")
-        if guard and text[m.end():m.end() + 1] in guard:
-            continue
-        if suffix_start - m.end() >= min_stem:
-            start = m.end()
-    stem = suffix_start - start
-    if stem < min_stem or stem > 16:
-        return None
+        start = m.end()
+    stem = text[start:suffix_start]
+    min_stem = 2 if len(suffix) == 1 else 1
+    max_stem = MAX_CHAINED_STEM if chained and start == floor else MAX_STEM
+    if not min_stem <= len(stem) <= max_stem or _char_in(text, suffix_start + len(suffix), DOC_NUMBER):
+        return None  # a bare suffix after a particle (各学院, 该中心), a clause, or a document number (江大财〔2022〕)
     return start
 
 
-def _plausible(name: str, suffix: str) -> bool:
-    if any(name.endswith(t) for t in BAD_TAILS):
+def _char_in(text: str, pos: int, chars: str | None) -> bool:
+    """Whether the character at ``pos`` (inside the text) is one of ``chars``."""
+    if not chars or not 0 <= pos < len(text):
         return False
+    return text[pos] in chars
+
+
+def _plausible(name: str, suffix: str) -> bool:
+    stem = name[: -len(suffix)]
+    if any(name.endswith(t) for t in BAD_TAILS) or _ORDINAL.fullmatch(stem):
+        return False  # 好处, 城市, 第一部, 三个部
+    if suffix == "省":
+        return stem.endswith(PROVINCES)
     only = ONLY_TAILS.get(suffix)
     return only is None or name.endswith(only)
 
@@ -224,8 +240,10 @@ def _people(text: str, roles: Sequence[Entity], blocked: Sequence[Entity]) -> li
     taken = [(e.start, e.end) for e in blocked]
     out = []
     for role in roles:
-        for span in (_name_after(text, role.end), _name_before(text, role.start)):
-            if span and not any(s < span[1] and span[0] < e for s, e in taken):
+        before = _name_before(text, role.start, bracketed_only=role.name in PREFIX_ROLES)
+        for span in (_name_after(text, role.end), before):
+            if span and text[span[0]:span[1]] not in NOT_NAMES and not any(s < span[1] and span[0] < e
+                                                                           for s, e in taken):
                 out.append(Entity(text[span[0]:span[1]], "person", span[0], span[1]))
     return out
 
@@ -245,8 +263,11 @@ def _name_after(text: str, pos: int) -> tuple[int, int] | None:
     return (start, end) if end - start >= 2 and end - start - surname >= 1 else None
 
 
-def _name_before(text: str, pos: int) -> tuple[int, int] | None:
-    end = pos - 1 if pos > 0 and text[pos - 1] in "（(" else pos
+def _name_before(text: str, pos: int, bracketed_only: bool) -> tuple[int, int] | None:
+    bracketed = pos > 0 and text[pos - 1] in "（("
+    if bracketed_only and not bracketed:
+        return None
+    end = pos - 1 if bracketed else pos
     for size in (3, 2):
         start = end - size
         word = text[start:end]
