@@ -1,0 +1,227 @@
+"""The structured record of one extracted document: title, sections and typed blocks.
+
+Every reader produces these through a `DocBuilder`; the chunker consumes them and the store
+writes them, readable, to processed/docs/.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BlockKind = Literal["text", "table"]
+
+_TITLE_JUNK = re.compile(
+    r"^(untitled|无标题|microsoft (word|powerpoint|excel)|powerpoint (presentation|演示文稿)|"
+    r"幻灯片 ?\d*|slide ?\d*|document ?\d*|文档 ?\d*|book ?\d*|工作簿 ?\d*|presentation ?\d*)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table kept as a table: column labels, data rows and an optional caption."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"caption": self.caption, "header": list(self.header), "rows": [list(r) for r in self.rows]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Table:
+        return cls(
+            header=tuple(data.get("header", ())),
+            rows=tuple(tuple(r) for r in data.get("rows", ())),
+            caption=str(data.get("caption", "")),
+        )
+
+
+@dataclass(frozen=True)
+class Block:
+    """One paragraph (or list) of text, or one table, with where it sits."""
+
+    kind: BlockKind
+    text: str = ""  # text blocks only
+    table: Table | None = None  # table blocks only
+    section: tuple[str, ...] = ()  # heading path below the document title
+    locator: str = ""  # "第3页", "第2张幻灯片", "工作表 收费表"
+    page: int | None = None  # page or slide number, for locator ranges
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "section": list(self.section)}
+        if self.locator:
+            data["locator"] = self.locator
+        if self.page is not None:
+            data["page"] = self.page
+        if self.table is not None:
+            data["table"] = self.table.to_dict()
+        else:
+            data["text"] = self.text
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Block:
+        table = data.get("table")
+        return cls(
+            kind="table" if table is not None else "text",
+            text=str(data.get("text", "")),
+            table=Table.from_dict(table) if table is not None else None,
+            section=tuple(data.get("section", ())),
+            locator=str(data.get("locator", "")),
+            page=data.get("page"),
+        )
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading: its full path and where it starts."""
+
+    path: tuple[str, ...]
+    locator: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": list(self.path), "locator": self.locator}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Section:
+        return cls(path=tuple(data.get("path", ())), locator=str(data.get("locator", "")))
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document extracted from a raw file (a JSONL file yields many)."""
+
+    doc_id: str
+    title: str
+    source: str  # the raw file, relative to raw/
+    format: str  # pdf, docx, pptx, xlsx, md, txt, html, csv, jsonl
+    blocks: tuple[Block, ...] = ()
+    sections: tuple[Section, ...] = ()
+    pages: int = 0  # pages, slides or sheets
+    page_unit: str = ""  # "页" or "张幻灯片": how a page range is written in a locator
+    needs_ocr_pages: tuple[int, ...] = ()  # pages without a text layer
+    notes: tuple[str, ...] = ()  # what the operator should know (wrong extension, skipped lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "source": self.source,
+            "format": self.format,
+            "pages": self.pages,
+            "page_unit": self.page_unit,
+            "needs_ocr_pages": list(self.needs_ocr_pages),
+            "notes": list(self.notes),
+            "sections": [s.to_dict() for s in self.sections],
+            "blocks": [b.to_dict() for b in self.blocks],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Document:
+        return cls(
+            doc_id=str(data["doc_id"]),
+            title=str(data.get("title", "")),
+            source=str(data.get("source", "")),
+            format=str(data.get("format", "")),
+            blocks=tuple(Block.from_dict(b) for b in data.get("blocks", ())),
+            sections=tuple(Section.from_dict(s) for s in data.get("sections", ())),
+            pages=int(data.get("pages", 0)),
+            page_unit=str(data.get("page_unit", "")),
+            needs_ocr_pages=tuple(data.get("needs_ocr_pages", ())),
+            notes=tuple(data.get("notes", ())),
+        )
+
+
+def clean_title(value: object) -> str:
+    """A metadata title worth showing, or "" (drops "Microsoft Word - x.doc" and placeholders)."""
+    text = " ".join(str(value or "").split())
+    text = re.sub(r"^microsoft (word|powerpoint|excel) - ", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\.(docx?|pptx?|xlsx?|pdf)$", "", text, flags=re.IGNORECASE)
+    return "" if _TITLE_JUNK.match(text) or len(text) > 200 else text
+
+
+@dataclass
+class DocBuilder:
+    """Collects headings and blocks in reading order; tracks the current section path."""
+
+    doc_id: str
+    source: str
+    format: str
+    page_unit: str = ""
+    _stack: list[tuple[int, str]] = field(default_factory=list)
+    _blocks: list[Block] = field(default_factory=list)
+    _sections: list[Section] = field(default_factory=list)
+    _headings: list[tuple[int, str, int]] = field(default_factory=list)  # level, text, block index
+    notes: list[str] = field(default_factory=list)
+    needs_ocr_pages: list[int] = field(default_factory=list)
+
+    @property
+    def section(self) -> tuple[str, ...]:
+        return tuple(text for _, text in self._stack)
+
+    def heading(self, level: int, text: str, locator: str = "") -> None:
+        """Open a section at ``level`` (1 = top); deeper open sections are closed."""
+        text = " ".join(text.split())
+        if not text:
+            return
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, text))
+        self._sections.append(Section(self.section, locator))
+        self._headings.append((level, text, len(self._blocks)))
+
+    def set_section(self, path: tuple[str, ...], locator: str = "") -> None:
+        """Replace the whole section path (a slide, a sheet)."""
+        self._stack = [(i + 1, text) for i, text in enumerate(path)]
+        if path:
+            self._sections.append(Section(path, locator))
+
+    def text(self, text: str, locator: str = "", page: int | None = None) -> None:
+        text = text.strip()
+        if text:
+            self._blocks.append(Block("text", text, None, self.section, locator, page))
+
+    def table(self, table: Table | None, locator: str = "", page: int | None = None) -> None:
+        """A table block; one without data rows (a lone title, a layout cell) is text."""
+        if table is None:
+            return
+        if table.rows:
+            self._blocks.append(Block("table", "", table, self.section, locator, page))
+        else:
+            self.text(" ".join(part for part in (table.caption, *table.header) if part), locator, page)
+
+    def build(self, title: str = "", pages: int = 0) -> Document:
+        """The document; without a title, a sole top heading at the start becomes the title."""
+        blocks, sections = tuple(self._blocks), tuple(self._sections)
+        if not title:
+            title, blocks, sections = self._promote_title(blocks, sections)
+        return Document(
+            doc_id=self.doc_id,
+            title=title or self.doc_id.rsplit("/", 1)[-1],
+            source=self.source,
+            format=self.format,
+            blocks=blocks,
+            sections=sections,
+            pages=pages,
+            page_unit=self.page_unit,
+            needs_ocr_pages=tuple(self.needs_ocr_pages),
+            notes=tuple(self.notes),
+        )
+
+    def _promote_title(
+        self, blocks: tuple[Block, ...], sections: tuple[Section, ...]
+    ) -> tuple[str, tuple[Block, ...], tuple[Section, ...]]:
+        if not self._headings:
+            return "", blocks, sections
+        top = min(level for level, _, _ in self._headings)
+        tops = [(text, at) for level, text, at in self._headings if level == top]
+        if len(tops) != 1 or tops[0][1] != 0 or self._headings[0][0] != top:
+            return "", blocks, sections
+        return (
+            tops[0][0],
+            tuple(Block(b.kind, b.text, b.table, b.section[1:], b.locator, b.page) for b in blocks),
+            tuple(Section(s.path[1:], s.locator) for s in sections if len(s.path) > 1),
+        )

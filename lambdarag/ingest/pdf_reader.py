@@ -1,0 +1,237 @@
+"""PDF with pdfplumber: text per page in reading order, ruled tables kept as tables.
+
+Table text is not repeated as running text; lines repeated at the top or bottom of most
+pages (running headers, footers, page numbers) are dropped; lines set in a larger font than
+the body become headings; a page without a text layer is recorded as needing OCR.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lambdarag.errors import ExtractionError
+from lambdarag.ingest.document import DocBuilder, Document, Table, clean_title
+from lambdarag.ingest.tables import Spans, build_table, clean_cell
+from lambdarag.ingest.text_formats import numbered_heading_level
+
+_MARGIN_LINES = 2  # lines at the top and at the bottom of a page checked for repetition
+_PAGE_NUMBER = re.compile(
+    r"^[-–—\s]*(第\s*)?\d+(\s*页)?(\s*(/|of|共)\s*\d+\s*页?)?[-–—\s]*$|^(page|p\.)\s*\d+(\s*of\s*\d+)?$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[。！？；：.!?;:]$")
+_HEADING_RATIO = 1.2  # a line at least this much larger than the body font is a heading
+
+
+def page_locator(number: int) -> str:
+    return f"第{number}页"
+
+
+@dataclass
+class _Line:
+    text: str
+    top: float
+    bottom: float
+    x1: float
+    size: float
+
+
+@dataclass
+class _Page:
+    number: int
+    items: list[_Line | tuple[float, Table]] = field(default_factory=list)
+    needs_ocr: bool = False
+    right: float = 0.0  # right edge of the text on the page
+    sizes: Counter[float] = field(default_factory=Counter)  # font size -> characters, tables too
+
+
+def extract_pdf(path: Path, doc_id: str, source: str) -> list[Document]:
+    builder = DocBuilder(doc_id, source, "pdf", page_unit="页")
+    with _open(path) as pdf:
+        title = clean_title((pdf.metadata or {}).get("Title"))
+        pages = list(_read_pages(pdf, builder))
+    margins = _repeated_margins(pages)
+    levels = _heading_levels(pages)
+    for page in pages:
+        if page.needs_ocr:
+            builder.needs_ocr_pages.append(page.number)
+        else:
+            _emit_page(builder, page, margins, levels)
+    return [builder.build(title, pages=len(pages))]
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[Any]:
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfplumber.utils.exceptions import PdfminerException
+
+    try:
+        pdf = pdfplumber.open(path)
+    except PdfminerException as exc:
+        cause = exc.args[0] if exc.args else exc
+        if isinstance(cause, PDFPasswordIncorrect | PDFEncryptionError):
+            raise ExtractionError("encrypted PDF: cannot extract without the password") from exc
+        raise ExtractionError(f"corrupt or truncated PDF: {cause.__class__.__name__}: {cause}") from exc
+    except Exception as exc:  # pdfminer raises many types on damaged files
+        raise ExtractionError(f"corrupt or truncated PDF: {exc.__class__.__name__}: {exc}") from exc
+    try:
+        yield pdf
+    finally:
+        pdf.close()
+
+
+def _read_pages(pdf: Any, builder: DocBuilder) -> Iterator[_Page]:
+    """Every page that can be read; an unreadable page is noted, not fatal."""
+    failed = 0
+    try:
+        pages = pdf.pages
+    except Exception as exc:
+        raise ExtractionError(f"corrupt or truncated PDF: {exc.__class__.__name__}: {exc}") from exc
+    for number, page in enumerate(pages, start=1):
+        try:
+            yield _read_page(page, number)
+        except Exception as exc:  # a damaged page must not lose the others
+            failed += 1
+            builder.notes.append(f"page {number} unreadable: {exc.__class__.__name__}: {exc}")
+        finally:
+            page.close()
+    if failed and failed == len(pages):
+        raise ExtractionError(f"corrupt PDF: none of its {failed} pages could be read")
+
+
+def _read_page(page: Any, number: int) -> _Page:
+    if not any(ch.get("text", "").strip() for ch in page.chars):
+        return _Page(number, needs_ocr=bool(page.images))
+    tables = _tables(page) if (page.rects or page.lines or page.curves) else []
+    boxes = [bbox for bbox, _ in tables]
+    text_page = page.filter(lambda obj: obj.get("object_type") != "char" or not _inside(obj, boxes))
+    items: list[_Line | tuple[float, Table]] = [(bbox[1], table) for bbox, table in tables]
+    right = 0.0
+    for line in text_page.extract_text_lines(return_chars=True, strip=True):
+        line_sizes = [ch["size"] for ch in line["chars"] if ch.get("text", "").strip()]
+        if line["text"].strip() and line_sizes:
+            items.append(_Line(line["text"].strip(), line["top"], line["bottom"], line["x1"],
+                               round(statistics.median(line_sizes), 1)))
+            right = max(right, line["x1"])
+    items.sort(key=lambda item: item.top if isinstance(item, _Line) else item[0])
+    sizes = Counter(round(ch["size"], 1) for ch in page.chars if ch.get("text", "").strip())
+    return _Page(number, items, right=right, sizes=sizes)
+
+
+def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], Table]]:
+    """Ruled tables of a page with at least two columns and one data row."""
+    found = []
+    for table in page.find_tables():
+        grid = table.extract()
+        built = build_table(grid, _spans(table), split_stacked=True)
+        if built is not None and built.rows and len(built.header) >= 2:
+            found.append((table.bbox, built))
+    return found
+
+
+def _spans(table: Any) -> Spans:
+    """Merged cells of a pdfplumber table: a cell box covering several grid rows or columns."""
+    tops = sorted({cell[1] for cell in table.cells})
+    lefts = sorted({cell[0] for cell in table.cells})
+    spans: Spans = {}
+    for x0, top, x1, bottom in table.cells:
+        origin = (tops.index(top), lefts.index(x0))
+        rows = [r for r, t in enumerate(tops) if top <= t < bottom - 0.5]
+        cols = [c for c, x in enumerate(lefts) if x0 <= x < x1 - 0.5]
+        for r in rows:
+            for c in cols:
+                if (r, c) != origin:
+                    spans[(r, c)] = origin
+    return spans
+
+
+def _inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> bool:
+    x = (obj["x0"] + obj["x1"]) / 2
+    y = (obj["top"] + obj["bottom"]) / 2
+    return any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
+
+
+def _margin_key(text: str) -> str:
+    return re.sub(r"\d+", "#", "".join(text.split()))
+
+
+def _margin_lines(page: _Page) -> list[_Line]:
+    lines = [item for item in page.items if isinstance(item, _Line)]
+    return lines[:_MARGIN_LINES] + lines[-_MARGIN_LINES:] if len(lines) > _MARGIN_LINES else lines
+
+
+def _repeated_margins(pages: list[_Page]) -> set[str]:
+    """Keys of lines found at the top or bottom of at least half the pages (three or more)."""
+    text_pages = [page for page in pages if not page.needs_ocr]
+    if len(text_pages) < 3:
+        return set()
+    counts = Counter(key for page in text_pages for key in {_margin_key(ln.text) for ln in _margin_lines(page)})
+    threshold = max(3, len(text_pages) / 2)
+    return {key for key, count in counts.items() if count >= threshold}
+
+
+def _heading_levels(pages: list[_Page]) -> dict[float, int]:
+    """Font size -> heading level, for the (at most three) sizes clearly above the body size."""
+    weights: Counter[float] = Counter()
+    for page in pages:
+        weights.update(page.sizes)
+    if not weights:
+        return {}
+    body = weights.most_common(1)[0][0]
+    larger = sorted((size for size in weights if size >= body * _HEADING_RATIO), reverse=True)
+    return {size: level for level, size in enumerate(larger[:3], start=1)}
+
+
+def _emit_page(builder: DocBuilder, page: _Page, margins: set[str], levels: dict[float, int]) -> None:
+    locator = page_locator(page.number)
+    margin_ids = {id(line) for line in _margin_lines(page)}
+    paragraph: list[_Line] = []
+    for item in page.items:
+        if not isinstance(item, _Line):
+            _flush(builder, paragraph, locator, page.number)
+            paragraph = []
+            builder.table(item[1], locator, page.number)
+            continue
+        if id(item) in margin_ids and (_margin_key(item.text) in margins or _PAGE_NUMBER.match(item.text)):
+            continue
+        level = _heading_level(item, levels)
+        if level is not None:
+            _flush(builder, paragraph, locator, page.number)
+            paragraph = []
+            builder.heading(level, item.text, locator)
+            continue
+        if paragraph and _breaks(paragraph[-1], item, page.right):
+            _flush(builder, paragraph, locator, page.number)
+            paragraph = []
+        paragraph.append(item)
+    _flush(builder, paragraph, locator, page.number)
+
+
+def _heading_level(line: _Line, levels: dict[float, int]) -> int | None:
+    if len(line.text) > 60 or _SENTENCE_END.search(line.text) or _PAGE_NUMBER.match(line.text):
+        return None
+    if line.size in levels:
+        return levels[line.size]
+    level = numbered_heading_level(line.text)
+    return None if level is None else len(levels) + level
+
+
+def _breaks(previous: _Line, line: _Line, right: float) -> bool:
+    """A new paragraph: a blank gap above the line, or a short previous line ending a sentence."""
+    height = max(previous.bottom - previous.top, 1.0)
+    if line.top - previous.bottom > 0.8 * height:
+        return True
+    return previous.x1 < right - 2 * previous.size and bool(_SENTENCE_END.search(previous.text))
+
+
+def _flush(builder: DocBuilder, lines: list[_Line], locator: str, page: int) -> None:
+    if lines:
+        builder.text(clean_cell("\n".join(line.text for line in lines)), locator, page)

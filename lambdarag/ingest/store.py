@@ -1,0 +1,195 @@
+"""What an extract run leaves in a domain's processed/ folder, and how it is read back.
+
+processed/
+  chunks.jsonl          every chunk of the domain, one JSON object a line, in a stable order
+                        (raw file path, then document, then chunk); rewritten atomically at
+                        the end of each run, so readers never see a half-written file
+  state.json            per raw file: content hash, status (done / needs_ocr / failed), reason,
+                        doc_ids, chunk count, seconds; plus the settings the chunks were made with
+  docs/<raw path>.json  per raw file, readable: its documents (title, sections, typed blocks
+                        with locators) each with its chunks
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lambdarag.errors import IndexMismatchError
+from lambdarag.ingest.document import Document
+from lambdarag.records import Chunk
+
+CHUNKS_FILE = "chunks.jsonl"
+STATE_FILE = "state.json"
+DOCS_DIR = "docs"
+STATE_VERSION = 1
+EXTRACTOR_VERSION = 1  # bump when extraction output changes: every file is then redone
+
+_EXTRACT_HINT = "run `lambdarag extract --domain NAME` (scripts/extract_docs.py)"
+
+
+@dataclass
+class FileState:
+    """The last outcome for one raw file."""
+
+    sha256: str
+    status: str  # "done", "needs_ocr" or "failed"
+    size: int = 0  # with mtime_ns: when both are unchanged, the hash is not recomputed
+    mtime_ns: int = 0
+    reason: str = ""  # why it failed
+    doc_ids: list[str] = field(default_factory=list)  # documents currently served from it
+    chunks: int = 0
+    pages: int = 0
+    needs_ocr_pages: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class State:
+    """processed/state.json: file states and the settings they were produced with."""
+
+    extractor: int = EXTRACTOR_VERSION
+    chunking: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, FileState] = field(default_factory=dict)
+
+
+def load_chunks(processed_dir: Path) -> list[Chunk]:
+    """All chunks of the domain in a stable order (raw file, document, chunk number)."""
+    path = Path(processed_dir) / CHUNKS_FILE
+    if not path.is_file():
+        raise IndexMismatchError(f"no extracted chunks in {processed_dir}", _EXTRACT_HINT)
+    chunks = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                chunks.append(_chunk_from_line(line, path, number))
+    return chunks
+
+
+def _chunk_from_line(line: str, path: Path, number: int) -> Chunk:
+    try:
+        return Chunk.from_dict(json.loads(line))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IndexMismatchError(f"{path}: line {number} is not a chunk ({exc})", _EXTRACT_HINT) from exc
+
+
+def chunks_by_source(processed_dir: Path) -> dict[str, list[Chunk]]:
+    """The previous run's chunks grouped by raw file ({} when there is no usable chunks.jsonl)."""
+    try:
+        chunks = load_chunks(processed_dir)
+    except IndexMismatchError:
+        return {}
+    grouped: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        grouped.setdefault(chunk.source, []).append(chunk)
+    return grouped
+
+
+def write_chunks(processed_dir: Path, chunks: Iterable[Chunk]) -> None:
+    lines = (json.dumps(chunk.to_dict(), ensure_ascii=False) + "\n" for chunk in chunks)
+    atomic_write(Path(processed_dir) / CHUNKS_FILE, lines)
+
+
+def record_path(processed_dir: Path, source: str) -> Path:
+    return Path(processed_dir) / DOCS_DIR / f"{source}.json"
+
+
+def write_record(
+    processed_dir: Path, source: str, sha256: str, documents: list[Document], chunks: list[Chunk]
+) -> None:
+    """docs/<source>.json: the structured documents of one raw file, each with its chunks."""
+    by_doc: dict[str, list[dict[str, Any]]] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk.to_dict())
+    record = {
+        "source": source,
+        "sha256": sha256,
+        "documents": [{**doc.to_dict(), "chunks": by_doc.get(doc.doc_id, [])} for doc in documents],
+    }
+    atomic_write(record_path(processed_dir, source), [json.dumps(record, ensure_ascii=False, indent=1)])
+
+
+@dataclass(frozen=True)
+class Record:
+    """docs/<source>.json read back."""
+
+    sha256: str
+    documents: list[Document]
+    chunks: list[Chunk]
+
+
+def read_record(processed_dir: Path, source: str) -> Record | None:
+    """The documents and chunks stored for a raw file, or None when missing or unreadable."""
+    try:
+        data = json.loads(record_path(processed_dir, source).read_text(encoding="utf-8"))
+        documents = [Document.from_dict(d) for d in data["documents"]]
+        chunks = [Chunk.from_dict(c) for d in data["documents"] for c in d.get("chunks", ())]
+        return Record(str(data.get("sha256", "")), documents, chunks)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def remove_record(processed_dir: Path, source: str) -> None:
+    path = record_path(processed_dir, source)
+    path.unlink(missing_ok=True)
+    docs_root = Path(processed_dir) / DOCS_DIR
+    for parent in path.parents:  # prune emptied sub-folders
+        if parent == docs_root or docs_root not in parent.parents:
+            break
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+
+
+def read_state(processed_dir: Path) -> State:
+    """The previous state, or an empty one (everything is then extracted)."""
+    try:
+        data = json.loads((Path(processed_dir) / STATE_FILE).read_text(encoding="utf-8"))
+        if data.get("version") != STATE_VERSION:
+            return State(extractor=-1)
+        files = {source: FileState(**entry) for source, entry in data["files"].items()}
+        return State(int(data["extractor"]), dict(data["chunking"]), dict(data["limits"]), files)
+    except (OSError, ValueError, KeyError, TypeError):
+        return State(extractor=-1)
+
+
+def write_state(processed_dir: Path, state: State) -> None:
+    data = {
+        "version": STATE_VERSION,
+        "extractor": state.extractor,
+        "chunking": state.chunking,
+        "limits": state.limits,
+        "files": {source: asdict(entry) for source, entry in sorted(state.files.items())},
+    }
+    atomic_write(Path(processed_dir) / STATE_FILE, [json.dumps(data, ensure_ascii=False, indent=1)])
+
+
+def atomic_write(path: Path, parts: Iterable[str]) -> None:
+    """Write to a temporary file beside ``path``, then rename it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.writelines(parts)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

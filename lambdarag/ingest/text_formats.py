@@ -1,0 +1,231 @@
+"""Plain-text formats: TXT, Markdown, CSV and JSONL corpora (one document per line)."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from lambdarag.errors import ExtractionError
+from lambdarag.ingest.document import DocBuilder, Document
+from lambdarag.ingest.tables import build_table
+
+_MAX_NOTED_LINES = 5
+_CN_NUM = "一二三四五六七八九十百千零〇两\\d"
+_CHAPTER = re.compile(rf"^第[{_CN_NUM}]+[章编](\s|$)")
+_PART = re.compile(rf"^第[{_CN_NUM}]+节(\s|$)")
+_ENUMERATED = re.compile(rf"^[{_CN_NUM}]+、\S")
+_SENTENCE_END = re.compile(r"[。！？；，,.;:：!?]$")
+_MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_MD_FENCE = re.compile(r"^\s*(```|~~~)")
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+
+
+def decode_text(data: bytes) -> str:
+    """Text from bytes: BOM, else strict UTF-8, else strict GB18030, else the best guess."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    for encoding in ("utf-8", "gb18030"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    from charset_normalizer import from_bytes  # only for the rare file that is neither
+
+    best = from_bytes(data).best()
+    if best is None:
+        raise ExtractionError("cannot decode text: not UTF-8, GB18030 or another known encoding")
+    return str(best)
+
+
+def read_text(path: Path) -> str:
+    return decode_text(path.read_bytes()).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def numbered_heading_level(line: str) -> int | None:
+    """Level of a Chinese numbered heading line (第一章 1, 第一节 2, 一、 3), else None."""
+    line = line.strip()
+    if not line or len(line) > 40 or _SENTENCE_END.search(line):
+        return None
+    if _CHAPTER.match(line):
+        return 1
+    if _PART.match(line):
+        return 2
+    if _ENUMERATED.match(line) and len(line) <= 30:
+        return 3
+    return None
+
+
+def extract_txt(path: Path, doc_id: str, source: str) -> list[Document]:
+    builder = DocBuilder(doc_id, source, "txt")
+    add_plain_text(builder, read_text(path))
+    return [builder.build()]
+
+
+def add_plain_text(builder: DocBuilder, text: str) -> None:
+    """Paragraphs separated by blank lines; numbered Chinese heading lines open sections."""
+    paragraph: list[str] = []
+    for line in text.split("\n"):
+        level = numbered_heading_level(line)
+        if level is not None or not line.strip():
+            builder.text("\n".join(paragraph))
+            paragraph = []
+            if level is not None:
+                builder.heading(level, line)
+            continue
+        paragraph.append(line.rstrip())
+    builder.text("\n".join(paragraph))
+
+
+def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
+    text = read_text(path)
+    title, text = _front_matter_title(text)
+    builder = DocBuilder(doc_id, source, "md")
+    lines = text.split("\n")
+    i, in_code = 0, False
+    paragraph: list[str] = []
+    while i < len(lines):
+        line = lines[i]
+        if _MD_FENCE.match(line):
+            in_code = not in_code
+        elif not in_code and (heading := _md_heading(lines, i)) is not None:
+            builder.text("\n".join(paragraph))
+            paragraph = []
+            builder.heading(*heading)
+            i += 2 if _MD_HEADING.match(line) is None else 1
+            continue
+        elif not in_code and _is_md_table_start(lines, i):
+            builder.text("\n".join(paragraph))
+            paragraph = []
+            i = _md_table(builder, lines, i)
+            continue
+        elif not in_code and not line.strip():
+            builder.text("\n".join(paragraph))
+            paragraph = []
+        else:
+            paragraph.append(_md_inline(line.rstrip()) if not in_code else line.rstrip())
+        i += 1
+    builder.text("\n".join(paragraph))
+    return [builder.build(title)]
+
+
+def _front_matter_title(text: str) -> tuple[str, str]:
+    if not text.startswith("---\n"):
+        return "", text
+    end = text.find("\n---", 4)
+    if end < 0:
+        return "", text
+    match = re.search(r"^title:\s*['\"]?(.*?)['\"]?\s*$", text[4:end], re.MULTILINE)
+    return (match.group(1) if match else ""), text[end + 4 :].lstrip("-\n")
+
+
+def _md_heading(lines: list[str], i: int) -> tuple[int, str] | None:
+    match = _MD_HEADING.match(lines[i])
+    if match:
+        return len(match.group(1)), _md_inline(match.group(2))
+    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    if lines[i].strip() and re.fullmatch(r"\s{0,3}(=+|-{2,})\s*", nxt) and "|" not in lines[i]:
+        return (1 if "=" in nxt else 2), _md_inline(lines[i].strip())
+    return None
+
+
+def _is_md_table_start(lines: list[str], i: int) -> bool:
+    return "|" in lines[i] and i + 1 < len(lines) and bool(_MD_TABLE_RULE.match(lines[i + 1]))
+
+
+def _md_table(builder: DocBuilder, lines: list[str], i: int) -> int:
+    """Add the pipe table starting at line ``i``; returns the index of the line after it."""
+    grid = [_md_cells(lines[i])]
+    i += 2
+    while i < len(lines) and "|" in lines[i] and lines[i].strip():
+        grid.append(_md_cells(lines[i]))
+        i += 1
+    builder.table(build_table(grid, header_rows=1))
+    return i
+
+
+def _md_cells(line: str) -> list[str]:
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    return [_md_inline(cell.replace("\\|", "|").strip()) for cell in re.split(r"(?<!\\)\|", line)]
+
+
+def _md_inline(text: str) -> str:
+    text = _MD_IMAGE.sub(r"\1", text)
+    text = _MD_LINK.sub(r"\1", text)
+    return _MD_EMPHASIS.sub(r"\2", text)
+
+
+def extract_csv(path: Path, doc_id: str, source: str) -> list[Document]:
+    text = read_text(path)
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else _sniff_delimiter(text[:8192])
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        grid = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error as exc:
+        raise ExtractionError(f"malformed CSV: {exc}") from exc
+    builder = DocBuilder(doc_id, source, "csv")
+    builder.table(build_table(grid, header_rows=1))
+    return [builder.build()]
+
+
+def _sniff_delimiter(sample: str) -> str:
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
+    except csv.Error:
+        return ","
+
+
+def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
+    """One document per line {"doc_id", "title", "text"}; doc_ids are kept as they are."""
+    docs: list[Document] = []
+    seen: set[str] = set()
+    problems: list[str] = []
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        record, problem = _jsonl_record(line, seen)
+        if problem:
+            problems.append(f"line {number}: {problem}")
+            continue
+        seen.add(record["doc_id"])
+        builder = DocBuilder(record["doc_id"], source, "jsonl")
+        add_plain_text(builder, record["text"])
+        docs.append(builder.build(record["title"]))
+    if not docs:
+        first = f" ({problems[0]})" if problems else ""
+        raise ExtractionError(f'no valid lines: expected {{"doc_id", "title", "text"}} per line{first}')
+    if problems:
+        shown = "; ".join(problems[:_MAX_NOTED_LINES])
+        more = f" (+{len(problems) - _MAX_NOTED_LINES} more)" if len(problems) > _MAX_NOTED_LINES else ""
+        docs[0] = _with_note(docs[0], f"{len(problems)} lines skipped: {shown}{more}")
+    return docs
+
+
+def _jsonl_record(line: str, seen: set[str]) -> tuple[dict[str, str], str]:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {}, f"invalid JSON ({exc.msg})"
+    if not isinstance(data, dict) or not str(data.get("doc_id", "")).strip():
+        return {}, "no doc_id"
+    doc_id = str(data["doc_id"]).strip()
+    if doc_id in seen:
+        return {}, f"duplicate doc_id {doc_id!r}"
+    if not isinstance(data.get("text"), str):
+        return {}, f"no text for {doc_id!r}"
+    return {"doc_id": doc_id, "title": str(data.get("title") or ""), "text": data["text"]}, ""
+
+
+def _with_note(doc: Document, note: str) -> Document:
+    return replace(doc, notes=(*doc.notes, note))

@@ -1,0 +1,96 @@
+"""Temporal expressions and dates.
+
+Dates found in a text, normalised to "YYYY", "YYYY-MM" or "YYYY-MM-DD" (the build path stores
+them on every chunk; the temporal boost compares them with the asked range).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+# --- Dates in documents -------------------------------------------------------------------------
+
+_CN_DIGITS = {"〇": 0, "零": 0, "○": 0, "Ｏ": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5,
+              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGIT = "〇零○Ｏ一二三四五六七八九"
+_CN_SMALL = f"[{_CN_DIGIT}十]{{1,3}}"
+_YEAR_MIN, _YEAR_MAX = 1000, 2999
+
+# 2023年3月1日 / 2023年3月 / 2023年 (also with full-width digits, normalised before matching)
+_CN_DATE = re.compile(r"(?<![\d.])(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?)?")
+# 二〇二三年三月一日 / 二〇二三年三月 / 二〇二三年
+_CN_NUMERAL_DATE = re.compile(
+    rf"([{_CN_DIGIT}]{{4}})年(?:({_CN_SMALL})月(?:({_CN_SMALL})[日号])?)?"
+)
+# 2023-03-01 / 2023/3/1 / 2023.3.1 (the same separator twice)
+_NUMERIC_DATE = re.compile(r"(?<![\d.])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")
+# 2023-03 / 2023/3 (not "2023.3", which is as likely a decimal number)
+_NUMERIC_MONTH = re.compile(r"(?<![\d./-])(\d{4})[-/](\d{1,2})(?![\d/-])")
+
+# 2023-2024学年 / 2022至2023年度: both years
+_YEAR_RANGE = re.compile(r"(?<![\d.])(\d{4})\s*[-–—~～至到]\s*(\d{4})(?=\s*(?:学年|年度|财年|年))")
+
+_FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+
+
+def find_dates(text: str) -> tuple[str, ...]:
+    """Normalised dates mentioned in ``text``, sorted and unique."""
+    text = text.translate(_FULLWIDTH_DIGITS)
+    found: set[str] = set()
+    for match in _CN_DATE.finditer(text):
+        _add(found, match.group(1), match.group(2), match.group(3))
+    for match in _CN_NUMERAL_DATE.finditer(text):
+        _add(found, _cn_year(match.group(1)), _cn_small(match.group(2)), _cn_small(match.group(3)))
+    for match in _NUMERIC_DATE.finditer(text):
+        _add(found, match.group(1), match.group(3), match.group(4))
+    for match in _YEAR_RANGE.finditer(text):
+        _add(found, match.group(1), None, None)
+        _add(found, match.group(2), None, None)
+    for match in _NUMERIC_MONTH.finditer(text):
+        _add(found, match.group(1), match.group(2), None)
+    return tuple(sorted(found))
+
+
+def normalise_date(year: int, month: int | None = None, day: int | None = None) -> str | None:
+    """"YYYY", "YYYY-MM" or "YYYY-MM-DD", or None when the parts are not a real date."""
+    if not _YEAR_MIN <= year <= _YEAR_MAX:
+        return None
+    if month is None:
+        return f"{year:04d}"
+    if not 1 <= month <= 12:
+        return None
+    if day is None:
+        return f"{year:04d}-{month:02d}"
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _add(found: set[str], year: str | None, month: str | None, day: str | None) -> None:
+    if year is None or (month is None and day is not None):
+        return
+    value = normalise_date(int(year), int(month) if month else None, int(day) if day else None)
+    if value is not None:
+        found.add(value)
+
+
+def _cn_year(digits: str) -> str:
+    return "".join(str(_CN_DIGITS[ch]) for ch in digits)
+
+
+def _cn_small(numeral: str | None) -> str | None:
+    """Chinese numerals up to 31 (三, 十, 十二, 二十, 二十三, 〇三) as a digit string."""
+    if not numeral:
+        return None
+    if "十" not in numeral:
+        return "".join(str(_CN_DIGITS[ch]) for ch in numeral)
+    tens, _, units = numeral.partition("十")
+    if (tens and tens not in _CN_DIGITS) or (units and units not in _CN_DIGITS):
+        return None
+    value = (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[units] if units else 0)
+    return str(value)
+
+
+# --- Query-side temporal expressions (added separately) -----------------------------------------
