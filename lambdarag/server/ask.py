@@ -59,7 +59,9 @@ def _stream(st: ServerState, kb: Any, question: str, history: tuple[Turn, ...], 
                                           options=PipelineOptions())
         for kind, payload in events:
             if kind == "meta":
-                yield sse("meta", {**dict(payload), "session_id": session_id})
+                # the cited subset comes with the result; the packed candidates would only confuse a client
+                meta = {k: v for k, v in dict(payload).items() if k != "citations"}
+                yield sse("meta", {**meta, "session_id": session_id})
             elif kind == "delta":
                 yield sse("delta", {"text": payload})
             elif kind == "result":

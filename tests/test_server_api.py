@@ -1,0 +1,212 @@
+"""The JSON API on a real built domain through Flask's test client: ask (JSON and SSE), search, lookup, feedback,
+traces, sessions and the logs each request leaves."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from server_fixtures import ADMIN_TOKEN, built_domain, copy_domain
+
+from lambdarag.domain import Domain, open_domain
+from lambdarag.server import create_app
+
+AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+CITATION_KEYS = {"n", "doc_id", "title", "breadcrumb", "locator", "excerpt", "chunk_id"}
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
+    return built_domain(tmp_path_factory.mktemp("source"))
+
+
+@pytest.fixture
+def domain(source: Domain, tmp_path: Path) -> Domain:
+    return copy_domain(source, tmp_path / "knowledge")
+
+
+@pytest.fixture
+def app(domain: Domain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
+    monkeypatch.setenv("LAMBDARAG_ADMIN_TOKEN", ADMIN_TOKEN)
+    app = create_app(domain)
+    yield app
+    app.extensions["lambdarag"].store.close()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def parse_sse(text: str) -> list[tuple[str, Any]]:
+    """(event, data) pairs of a server-sent event stream."""
+    events = []
+    for block in text.split("\n\n"):
+        if not block.strip():
+            continue
+        lines = dict(line.split(": ", 1) for line in block.split("\n"))
+        events.append((lines.get("event", "message"), json.loads(lines["data"])))
+    return events
+
+
+def test_ask_returns_cited_answer_with_intent_and_timings(client: FlaskClient, domain: Domain) -> None:
+    response = client.post("/api/ask", json={"question": "教职工出差住宿费标准是多少？"})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["found"] is True and "500元" in body["answer"] and "[1]" in body["answer"]
+    assert body["intent"] == "fact" and body["intent_scores"]["fact"] > 0
+    assert body["citations"] and set(body["citations"][0]) == CITATION_KEYS
+    assert body["citations"][0]["doc_id"] == "差旅费报销办法"
+    assert "住宿费标准" in body["citations"][0]["breadcrumb"]
+    assert {"retrieve", "generate"} <= set(body["timings"])
+    assert body["session_id"] and body["request_id"] == response.headers["X-Request-Id"]
+    assert "trace" not in body and "context" not in body
+    assert isinstance(body["slots"], dict)
+
+
+def test_follow_up_uses_the_session(client: FlaskClient) -> None:
+    first = client.post("/api/ask", json={"question": "预算科隶属于哪个部门？"}).get_json()
+    follow = client.post("/api/ask", json={"question": "它的联系人是谁？", "session_id": first["session_id"]})
+    body = follow.get_json()
+    assert body["session_id"] == first["session_id"]
+    assert "预算科" in body["condensed"] and "李华" in body["answer"]
+    alone = client.post("/api/ask", json={"question": "它的联系人是谁？"}).get_json()
+    assert alone["session_id"] != first["session_id"] and alone["condensed"] == "它的联系人是谁？"
+
+
+def test_unknown_session_id_starts_a_session_under_that_id(client: FlaskClient) -> None:
+    body = client.post("/api/ask", json={"question": "住宿费标准是多少？", "session_id": "client-made-1"}).get_json()
+    assert body["session_id"] == "client-made-1"
+    traces = client.get("/api/sessions/client-made-1/trace", headers=AUTH).get_json()
+    assert [t["question"] for t in traces["turns"]] == ["住宿费标准是多少？"]
+
+
+def test_ask_streams_answer_then_citations(client: FlaskClient) -> None:
+    response = client.post("/api/ask", json={"question": "教职工出差住宿费标准是多少？", "stream": True})
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    events = parse_sse(response.get_data(as_text=True))
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "meta" and kinds[-2:] == ["citations", "result"] and "delta" in kinds
+    assert set(kinds) == {"meta", "delta", "citations", "result"}
+    meta, result = events[0][1], events[-1][1]
+    assert meta["intent"] == "fact" and meta["request_id"] == result["request_id"]
+    assert meta["session_id"] == result["session_id"]
+    assert "".join(data["text"] for kind, data in events if kind == "delta") == result["answer"]
+    assert events[-2][1]["citations"] == result["citations"] and result["citations"]
+    follow = client.post("/api/ask", json={"question": "超出部分谁承担？", "session_id": result["session_id"],
+                                           "stream": True})
+    assert parse_sse(follow.get_data(as_text=True))[-1][1]["session_id"] == result["session_id"]
+
+
+def test_not_found_answer_has_no_citations(client: FlaskClient, domain: Domain) -> None:
+    body = client.post("/api/ask", json={"question": "火星基地的氧气配额是多少？"}).get_json()
+    assert body["found"] is False and body["citations"] == [] and body["relevance"] == "none"
+    missing = read_jsonl(domain.feedback_dir / "missing_queries.jsonl")
+    assert [m["request_id"] for m in missing] == [body["request_id"]]
+
+
+def test_search_returns_fused_hits_with_channel_ranks(client: FlaskClient) -> None:
+    response = client.post("/api/search", json={"question": "科研劳务费发放标准"})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert "answer" not in body and "trace" not in body
+    top = body["hits"][0]
+    assert top["doc_id"] == "科研经费管理"
+    assert top["ranks"]["bm25"] == 1 and top["scores"]["bm25"] > 0 and top["score"] > 0
+    assert "gate" in body and body["intent"]
+    only = client.post("/api/search", json={"question": "科研劳务费发放标准", "channels": ["bm25"]}).get_json()
+    assert all(set(hit["ranks"]) <= {"bm25"} for hit in only["hits"])
+
+
+def test_lookup_knowledge_hands_out_evidence_once_per_session(client: FlaskClient) -> None:
+    first = client.post("/api/lookup_knowledge", json={"question": "教职工出差住宿费标准是多少？"}).get_json()
+    assert first["found"] is True and first["evidence"] and first["already_returned"] is False
+    assert first["completeness"] in {"sufficient", "partial"} and first["message"]
+    block = first["evidence"][0]
+    assert "500元" in block["text"] and block["chunk_id"] and block["breadcrumb"]
+    again = client.post("/api/lookup_knowledge", json={"question": "教职工出差住宿费标准是多少？",
+                                                        "session_id": first["session_id"]}).get_json()
+    assert again["already_returned"] is True and again["evidence"] == []
+    assert again["completeness"] == "already_returned"
+    assert set(again["withheld"]) == {b["chunk_id"] for b in first["evidence"]}
+    assert "已在本会话中返回" in again["message"]
+    other = client.post("/api/lookup_knowledge", json={"question": "教职工出差住宿费标准是多少？"}).get_json()
+    assert other["evidence"] == first["evidence"]  # another session gets it again
+
+
+def test_lookup_knowledge_not_found_carries_no_evidence(client: FlaskClient) -> None:
+    body = client.post("/api/lookup_knowledge", json={"question": "火星基地的氧气配额是多少？"}).get_json()
+    assert body["found"] is False and body["evidence"] == [] and body["completeness"] == "none"
+    assert body["relevance"] == "none" and "未找到" in body["message"]
+
+
+def test_feedback_is_joined_by_request_id(client: FlaskClient, domain: Domain) -> None:
+    asked = client.post("/api/ask", json={"question": "报账大厅的联系电话是多少？"}).get_json()
+    response = client.post("/api/feedback", json={"request_id": asked["request_id"], "rating": "down",
+                                                  "comment": "电话不对"})
+    assert response.status_code == 200 and response.get_json()["ok"] is True
+    ratings = read_jsonl(domain.feedback_dir / "ratings.jsonl")
+    assert [(r["request_id"], r["rating"], r["comment"]) for r in ratings] == [(asked["request_id"], "down",
+                                                                               "电话不对")]
+    queries = {q["request_id"] for q in read_jsonl(domain.feedback_dir / "query_log.jsonl")}
+    assert asked["request_id"] in queries
+
+
+def test_query_log_line_has_the_documented_fields(client: FlaskClient, domain: Domain) -> None:
+    asked = client.post("/api/ask", json={"question": "教职工出差住宿费标准是多少？"}).get_json()
+    (line,) = read_jsonl(domain.feedback_dir / "query_log.jsonl")
+    assert line["request_id"] == asked["request_id"] and line["session_id"] == asked["session_id"]
+    assert line["query"] == "教职工出差住宿费标准是多少？" and line["condensed"]
+    for key in ("time", "intent", "intent_scores", "weights", "channels", "fused", "gate", "found",
+                "answer_chars", "latency_ms"):
+        assert key in line, key
+    assert line["channels"]["bm25"] and line["fused"][0] == asked["citations"][0]["chunk_id"]
+
+
+@pytest.mark.parametrize("mode", ["hash", "drop"])
+def test_query_text_can_be_hashed_or_dropped(source: Domain, tmp_path: Path, mode: str) -> None:
+    domain = copy_domain(source, tmp_path / "knowledge")
+    with open(domain.instance_file, "a", encoding="utf-8") as handle:
+        handle.write(f"feedback: {{query_text: {mode}}}\n")
+    app = create_app(open_domain(domain.name, tmp_path / "knowledge"))
+    app.test_client().post("/api/ask", json={"question": "教职工出差住宿费标准是多少？"})
+    (line,) = read_jsonl(domain.feedback_dir / "query_log.jsonl")
+    for key in ("query", "condensed"):
+        assert (line[key] or "").startswith("sha256:") if mode == "hash" else line[key] is None
+    app.extensions["lambdarag"].store.close()
+
+
+@pytest.mark.xfail(reason="pipeline/feedback: the gate record keeps the query text, latency_ms is logged "
+                          "before the timings are set (reported to their owners)", strict=False)
+def test_query_log_hides_the_text_everywhere_and_has_latencies(source: Domain, tmp_path: Path) -> None:
+    domain = copy_domain(source, tmp_path / "knowledge")
+    with open(domain.instance_file, "a", encoding="utf-8") as handle:
+        handle.write("feedback: {query_text: drop}\n")
+    app = create_app(open_domain(domain.name, tmp_path / "knowledge"))
+    app.test_client().post("/api/ask", json={"question": "教职工出差住宿费标准是多少？"})
+    app.extensions["lambdarag"].store.close()
+    (line,) = read_jsonl(domain.feedback_dir / "query_log.jsonl")
+    assert line["latency_ms"] and "retrieve" in line["latency_ms"]
+    assert "住宿费" not in json.dumps(line, ensure_ascii=False)
+
+
+def test_traces_by_request_and_by_session(client: FlaskClient) -> None:
+    first = client.post("/api/ask", json={"question": "预算科隶属于哪个部门？"}).get_json()
+    second = client.post("/api/ask", json={"question": "它的联系人是谁？", "session_id": first["session_id"]})
+    trace = client.get(f"/api/trace/{first['request_id']}", headers=AUTH).get_json()
+    assert trace["request_id"] == first["request_id"] and trace["kind"] == "ask"
+    assert {"stages", "gate", "intent"} <= set(trace["trace"])
+    session = client.get(f"/api/sessions/{first['session_id']}/trace", headers=AUTH).get_json()
+    assert [t["request_id"] for t in session["traces"]] == [first["request_id"], second.get_json()["request_id"]]
+    assert [t["condensed"] for t in session["turns"]][1].startswith("预算科")
+    searched = client.post("/api/search", json={"question": "住宿费"}).get_json()
+    assert client.get(f"/api/trace/{searched['request_id']}", headers=AUTH).get_json()["kind"] == "search"
