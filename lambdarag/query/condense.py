@@ -1,8 +1,9 @@
 """Multi-turn condensation: a follow-up question becomes self-contained before anything else.
 
 With an LLM the configured condense prompt rewrites it; otherwise (or when the LLM fails) rules
-resolve pronouns (它/其/该/这个/那个/上述/他/她/此) and elliptical follow-ups ("那…呢？",
-"有哪些专业") to the main entity of the previous turns.
+resolve pronouns (它/其/该/这个/那个/上述/他/她/此), a generic head standing for the previous entity
+("学院的院长是谁" after 国学院) and elliptical follow-ups ("那…呢？", "有哪些专业") to the main entity
+of the previous turns.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _NOT_PRONOUN = re.compile(r"其他|其它|其中|其余|其实|尤其|极其|与
                           r"这个月|那个月")
 _PERSON_PRONOUN = re.compile(r"他们|她们|他|她")
 _THING_PRONOUN = re.compile(r"它们|它|其|该|这个|那个|上述|此")
+_DETERMINERS = frozenset({"该", "这个", "那个", "此", "上述"})
 _ELLIPSIS_LEAD = re.compile(r"^(?:那么|那|还有|另外|and\s+|what about\s+|how about\s+)", re.IGNORECASE)
 _PREDICATE_LEAD = re.compile(r"^(?:有|是|在|能|可以|可否|需要|要|怎么|如何|多少|几|什么|哪|何时|什么时候|成立|位于)")
 _TITLE = re.compile(r"《[^》]{1,40}》")
@@ -95,19 +97,36 @@ def rule_condense(question: str, history: Sequence[Turn]) -> tuple[str, str | No
 
 
 def _rule_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | None]:
+    head = _generic_head(question, resolved)
+    if head is not None:
+        return head
     pronoun = _find_pronoun(question)
     if pronoun is not None:
         entity = _antecedent(resolved, person=bool(_PERSON_PRONOUN.fullmatch(pronoun.group(0))))
         if entity is None or entity in question:
             return question, None
-        rewritten = question[: pronoun.start()] + entity + question[pronoun.end() :]
-        return _drop_lead(rewritten), entity
+        end = pronoun.end() + _absorbed(question[pronoun.end() :], entity, pronoun.group(0))
+        return _drop_lead(question[: pronoun.start()] + entity + question[end:]), entity
     if _is_elliptical(_strip(question)):
         entity = _antecedent(resolved, person=False)
         if entity is None or entity in question:
             return question, None
         return _prepend(question, entity), entity
     return question, None
+
+
+def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
+    """A question opening with the generic head of the previous entity: "学院的院长是谁" after 国学院."""
+    entity = _antecedent(resolved, person=False)
+    body = _LEADING.sub("", question.lstrip())
+    if entity is None or entity in body:
+        return None
+    bare = entity.strip("《》")
+    for n in range(min(4, len(bare) - 1), 1, -1):
+        if bare.endswith(body[:n]):
+            start = len(question) - len(body)
+            return question[:start] + entity + body[n:], entity
+    return None
 
 
 def _resolved_history(history: Sequence[Turn]) -> list[Turn]:
@@ -189,6 +208,17 @@ def subject_phrase(question: str) -> str | None:
         if match and not _BAD_SUBJECT.search(match.group(1)):
             return match.group(1)
     return None
+
+
+def _absorbed(after: str, entity: str, pronoun: str) -> int:
+    """Characters after a determiner that the entity already ends with: "该办法" + 《…管理办法》 -> 2."""
+    if pronoun not in _DETERMINERS:
+        return 0
+    bare = entity.strip("《》")
+    for n in range(min(4, len(after)), 0, -1):
+        if bare.endswith(after[:n]):
+            return n
+    return 0
 
 
 def _drop_lead(question: str) -> str:

@@ -7,6 +7,7 @@ gets the question as is; graph and wiki get the question and match entities them
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -17,6 +18,7 @@ from lambdarag.entities import Entity, extract_entities
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text import Tokenizer, normalize
 
+_YEAR = re.compile(r"\d{4}")
 NO_ENTITY_EXPANSION = frozenset({"compare"})
 _EXPANDED_KINDS = frozenset({"org", "role", "person", "regulation", "place"})  # phones/dates/amounts add nothing
 
@@ -77,8 +79,11 @@ def expand_query(
 ) -> Expansion:
     """Per-channel queries for ``question`` under ``intent``, relative to ``today`` for temporal phrases."""
     entities = extract_entities(question)
-    keywords = tokenizer.keywords(question)
     scope = time_scope(question, today)
+    keywords = tokenizer.keywords(question)
+    if scope is not None and not _YEAR.search(scope.phrase):
+        # "近五年" yields the keyword "五年", which no document says: the explicit years stand for it
+        keywords = [k for k in keywords if k not in normalize(scope.phrase)] or keywords
     synonyms = find_synonyms(question, keywords, config.query.synonyms)
     extra: list[str] = []
     if entity_expansion and intent not in NO_ENTITY_EXPANSION:

@@ -98,7 +98,7 @@ def expand_years(scope: TimeScope | None) -> list[str]:
     if scope is None or scope.end_year is None:
         return []
     if scope.start_year is None:
-        return [f"{scope.end_year}年"]
+        return [f"{scope.end_year}年"] if scope.newest else []  # "截至2023年" asks for 2023's state
     if scope.end_year - scope.start_year >= MAX_EXPANDED_YEARS:
         return []
     return [f"{y}年" for y in range(scope.start_year, scope.end_year + 1)]

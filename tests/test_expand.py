@@ -1,0 +1,100 @@
+"""Query expansion: entity-enhanced BM25 query (not for compare), synonyms, temporal years with an injected today."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from lambdarag.config import load_config
+from lambdarag.config_schema import Config
+from lambdarag.query.expand import expand_query, find_synonyms
+from lambdarag.query.temporal import TimeScope, expand_years, time_scope
+from lambdarag.text import Tokenizer
+
+TODAY = date(2026, 3, 15)
+TOKENIZER = Tokenizer()
+
+
+@pytest.mark.parametrize(("question", "start", "end", "newest"), [
+    ("近五年的录取分数线", 2022, 2026, False),
+    ("最近三年的招生人数", 2024, 2026, False),
+    ("近两年", 2025, 2026, False),
+    ("过去十年", 2017, 2026, False),
+    ("今年的住宿标准", 2026, 2026, False),
+    ("去年的预算执行情况", 2025, 2025, False),
+    ("前年", 2024, 2024, False),
+    ("最新的差旅费管理办法", None, None, True),
+    ("最近有什么通知", None, None, True),
+    ("截至2023年底的人数", None, 2023, True),
+    ("截至目前的累计金额", None, 2026, True),
+    ("2020年以来的变化", 2020, 2026, False),
+    ("2020-2023年的数据", 2020, 2023, False),
+    ("2022至2024学年", 2022, 2024, False),
+    ("２０２３年的标准", 2023, 2023, False),
+    ("最新的近三年数据", 2024, 2026, True),
+])
+def test_time_scope_relative_to_today(question: str, start: int | None, end: int | None, newest: bool) -> None:
+    scope = time_scope(question, TODAY)
+    assert scope is not None
+    assert (scope.start_year, scope.end_year, scope.newest) == (start, end, newest)
+    assert scope.phrase and scope.phrase in question.replace("２０２３", "2023")
+
+
+def test_no_time_phrase_and_another_today() -> None:
+    assert time_scope("差旅费住宿标准是多少？", TODAY) is None
+    assert time_scope("近五年", date(2030, 1, 1)) == TimeScope(2026, 2030, False, "近五年")
+
+
+def test_expand_years() -> None:
+    assert expand_years(time_scope("近五年", TODAY)) == ["2022年", "2023年", "2024年", "2025年", "2026年"]
+    assert expand_years(TimeScope(None, 2023, True, "截至2023年")) == ["2023年"]
+    assert expand_years(TimeScope(None, None, True, "最新")) == []
+    assert expand_years(TimeScope(1900, 2026, False, "1900年以来")) == []  # too long to spell out
+    assert expand_years(None) == []
+
+
+def config_with(tmp_path: Path, yaml_text: str) -> Config:
+    instance = tmp_path / "instance.yml"
+    instance.write_text(yaml_text, encoding="utf-8")
+    return load_config(instance)
+
+
+def test_entities_enhance_the_bm25_query_only() -> None:
+    exp = expand_query("计划财务处处长王建国的电话", "person", load_config(), TOKENIZER, TODAY)
+    assert exp.bm25_query == "计划财务处处长王建国的电话 计划财务处 处长 王建国"
+    assert exp.dense_query == exp.graph_query == exp.wiki_query == "计划财务处处长王建国的电话"
+    assert [e.kind for e in exp.entities] == ["org", "role", "person"]
+    assert "电话" in exp.keywords and exp.time_scope is None
+
+
+def test_compare_and_ablation_skip_entity_expansion() -> None:
+    question = "《差旅费管理办法》和《会议费管理办法》有什么区别？"
+    assert expand_query(question, "compare", load_config(), TOKENIZER, TODAY).bm25_query == question
+    off = expand_query("计划财务处的电话", "person", load_config(), TOKENIZER, TODAY, entity_expansion=False)
+    assert off.bm25_query == "计划财务处的电话"
+    assert [e.name for e in off.entities] == ["计划财务处"]  # still extracted for the trace and the graph
+
+
+def test_temporal_years_join_the_bm25_query() -> None:
+    exp = expand_query("近三年的录取分数线", "temporal", load_config(), TOKENIZER, TODAY)
+    assert exp.bm25_query == "近三年的录取分数线 2024年 2025年 2026年"
+    assert exp.dense_query == "近三年的录取分数线"
+    assert "三年" not in exp.keywords and "分数线" in exp.keywords  # the relative phrase is no keyword
+    same_year = expand_query("2023年的录取分数线", "temporal", load_config(), TOKENIZER, TODAY)
+    assert same_year.bm25_query == "2023年的录取分数线"
+
+
+def test_domain_synonyms_expand_both_ways(tmp_path: Path) -> None:
+    cfg = config_with(tmp_path, "query:\n  synonyms:\n    差旅费: [出差费, 差旅费用]\n    报销: [报账]\n")
+    exp = expand_query("出差费怎么报销？", "process", cfg, TOKENIZER, TODAY)
+    assert exp.synonyms == {"出差费": ["差旅费", "差旅费用"], "报销": ["报账"]}
+    assert exp.bm25_query == "出差费怎么报销？ 差旅费 差旅费用 报账"
+    compare = expand_query("差旅费和会议费的区别", "compare", cfg, TOKENIZER, TODAY)
+    assert compare.bm25_query == "差旅费和会议费的区别 出差费 差旅费用"  # compare keeps synonyms
+
+
+def test_find_synonyms_ignores_unrelated_groups() -> None:
+    assert find_synonyms("住宿标准", ["住宿", "标准"], {"差旅费": ("出差费",)}) == {}
+    assert find_synonyms("差旅费和出差费", ["差旅费", "出差费"], {"差旅费": ("出差费",)}) == {}
