@@ -6,6 +6,7 @@ the error for the trace; streaming falls back the same way when nothing was sent
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -14,10 +15,11 @@ from lambdarag.answer.context import Packed
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.config_schema import Config
 from lambdarag.errors import ServiceError
-from lambdarag.text import split_sentences
 
 if TYPE_CHECKING:
     from lambdarag.models.llm import LLMClient
+
+_PIECES = re.compile(r"[^。！？\n]*[。！？\n]*")  # sentence-sized stream pieces that join back exactly
 
 
 @dataclass
@@ -110,6 +112,6 @@ class AnswerStream:
 
     def _extractive(self) -> Iterator[str]:
         text = extractive_answer(self.question, self.packed, self.intent, self.slots, self.keywords)
-        for piece in split_sentences(text) or [text]:
+        for piece in [p for p in _PIECES.findall(text) if p] or [text]:
             self.text += piece
             yield piece

@@ -33,10 +33,9 @@ _STEP = re.compile(
     r"^\s*(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[）)]|第[一二三四五六七八九十]+步|[①②③④⑤⑥⑦⑧⑨⑩]|步骤\d+[:：]?)\s*"
 )
 _CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可")
-_WHERE = re.compile(
-    r"(?:交至|投递至|送至|提交至|前往|到|在)?([^，。；\s]{0,12}(?:窗口|大厅|室|系统|平台|网站)[^，。；\s]{0,6})"
-)
-_WHERE_HINT = re.compile(r"交至|投递|送至|提交|前往|窗口|办理地点|登录")
+_WHERE_AFTER_VERB = re.compile(r"(?:交至|交到|投递至|送至|送到|提交至|提交到|前往|到)([^，,。；;、\n]{2,24})")
+_PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室")
+_PLACE = re.compile(r"[^，,。；;、\s]{0,8}?(?:\d+号窗口|报账大厅|[^，,。；;、\s]{1,6}楼[^，,。；;、\s]{1,6}室)")
 _PROCESS_SECTION = re.compile(r"流程|步骤|程序|办理|操作")
 _MATERIAL_SECTION = re.compile(r"材料|附件|需提供|须提供|清单")
 
@@ -174,7 +173,9 @@ def _materials(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]
             continue
         table = parse_table(chunk.text)
         if table is not None:
-            col = next((i for i, h in enumerate(table.header) if "名称" in h or "材料" in h), label_column(table))
+            named = [i for i, h in enumerate(table.header) if "名称" in h] or [
+                i for i, h in enumerate(table.header) if "材料" in h and "类" not in h]
+            col = named[0] if named else label_column(table)
             items = [r[col] for r in table.rows if col < len(r) and r[col]]
         else:
             items = _numbered(chunk.text) or [s for s in _segments(chunk.text) if len(s) <= 60]
@@ -195,10 +196,14 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
 
 
 def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:
+    """Where to hand in: a place after 交至/投递至/前往…, else the first window / hall / room named."""
     for chunk in pool[:4]:
-        for segment in _segments(chunk.text):
-            if _WHERE_HINT.search(segment) and (m := _WHERE.search(segment)):
-                return m.group(1), chunk.chunk_id
+        for m in _WHERE_AFTER_VERB.finditer(chunk.text):
+            if _PLACE_WORD.search(m.group(1)):
+                return m.group(1).strip(), chunk.chunk_id
+    for chunk in pool[:4]:
+        if m2 := _PLACE.search(chunk.text):
+            return m2.group(0), chunk.chunk_id
     return "", ""
 
 

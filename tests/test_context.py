@@ -1,0 +1,72 @@
+"""Context packing: order, numbering per chunk, de-duplication, the character budget and the trace summary."""
+
+from __future__ import annotations
+
+from lambdarag.answer.context import pack
+from lambdarag.records import Chunk, Hit
+
+
+def chunk(cid: str, text: str, title: str = "文档") -> Chunk:
+    return Chunk(cid, cid.split("#")[0], title, f"{title} > 第一节", text, locator="第1页")
+
+
+CHUNKS = {
+    "a#1": chunk("a#1", "差旅费住宿标准为每人每天500元。" * 3, "差旅办法"),
+    "b#1": chunk("b#1", "预算科隶属财务处，负责预算编制。", "财务处概况"),
+    "c#1": chunk("c#1", "差旅费住宿标准为每人每天500元。" * 3, "差旅办法副本"),  # same text as a#1
+    "d#1": chunk("d#1", "长" * 2000, "长文"),
+    "e#1": chunk("e#1", "报账大厅位于致远楼一楼101室。", "服务指南"),
+}
+
+
+def test_evidence_is_numbered_in_fused_order_and_duplicates_are_dropped() -> None:
+    packed = pack({}, ["a#1", "b#1", "c#1", "e#1"], [], CHUNKS, max_chars=3500)
+    assert packed.included == ["a#1", "b#1", "e#1"]
+    assert packed.omitted == ["c#1"]
+    assert [(c.n, c.chunk_id) for c in packed.citations] == [(1, "a#1"), (2, "b#1"), (3, "e#1")]
+    assert packed.text.startswith("[1] 差旅办法 > 第一节（第1页）\n差旅费住宿标准")
+    assert "[3] 服务指南" in packed.text and len(packed.text) <= 3500
+    assert packed.citations[0].excerpt.startswith("差旅费住宿标准") and packed.citations[0].locator == "第1页"
+
+
+def test_budget_truncates_the_first_chunk_and_omits_what_does_not_fit() -> None:
+    packed = pack({}, ["d#1", "a#1", "b#1"], [], CHUNKS, max_chars=400)
+    assert len(packed.text) <= 400
+    assert packed.included[0] == "d#1" and packed.text.split("\n")[1].endswith("…")
+    assert set(packed.omitted) == {"a#1", "b#1"}
+    assert sum(p.chars for p in packed.pieces) <= 400
+
+
+def test_a_later_smaller_chunk_still_fits_after_a_large_one_is_left_out() -> None:
+    packed = pack({}, ["b#1", "d#1", "e#1"], [], CHUNKS, max_chars=300)
+    assert packed.included == ["b#1", "e#1"] and packed.omitted == ["d#1"]
+
+
+def test_slots_relations_and_wiki_come_first_and_cite_their_chunks() -> None:
+    slots = {"name": "赵磊", "phone": "027-87651020", "sources": {"name": "b#1", "phone": "b#1"}}
+    side = [
+        Hit("b#1", 1.0, 1, "graph", path=("预算科", "隶属", "财务处")),
+        Hit("b#1", 0.9, 2, "graph", path=("预算科", "隶属", "财务处")),  # same path: once
+        Hit("e#1", 1.0, 1, "wiki", page_id="报账大厅", side_text="报账大厅 位于 致远楼一楼101室。"),
+    ]
+    packed = pack(slots, ["a#1", "b#1"], side, CHUNKS, max_chars=3500)
+    kinds = [p.kind for p in packed.pieces]
+    assert kinds == ["slots", "relation", "wiki", "evidence", "evidence"]
+    assert packed.pieces[0].text == "【要点】\n姓名：赵磊[2]\n电话：027-87651020[2]"
+    assert packed.pieces[1].text == "[2] 关系：预算科 → 隶属 → 财务处"
+    assert packed.pieces[2].text.startswith("[3] 百科（报账大厅）：")  # e#1 is not evidence: numbered after
+    assert [c.chunk_id for c in packed.citations] == ["a#1", "b#1", "e#1"]
+    assert packed.included == ["a#1", "b#1"]
+
+
+def test_wiki_text_is_capped_by_its_own_budget() -> None:
+    side = [Hit("e#1", 1.0, 1, "wiki", page_id="长页", side_text="很长" * 500)]
+    packed = pack({}, ["a#1"], side, CHUNKS, max_chars=3500, max_wiki_chars=600)
+    assert [p.kind for p in packed.pieces] == ["evidence"]
+
+
+def test_summary_lists_pieces_and_chars() -> None:
+    packed = pack({}, ["a#1", "missing#9"], [], CHUNKS, max_chars=3500)
+    summary = packed.summary()
+    assert summary["chars"] == len(packed.text) and summary["included"] == ["a#1"]
+    assert summary["pieces"] == [{"n": 1, "kind": "evidence", "chunk_id": "a#1", "chars": packed.pieces[0].chars}]

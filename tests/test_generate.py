@@ -1,0 +1,119 @@
+"""Answer generation: extractive answers from slots and sentences, the LLM path, streaming and fallbacks."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI
+
+from lambdarag.answer.context import pack
+from lambdarag.answer.generate import AnswerStream, generate, not_found_answer
+from lambdarag.config import load_config
+from lambdarag.config_schema import Config
+from lambdarag.models.llm import LLMClient
+from lambdarag.records import Chunk
+
+CHUNKS = {
+    "rules#1": Chunk("rules#1", "rules", "差旅费管理办法", "差旅费管理办法 > 住宿费",
+                     "住宿费实行限额标准。副处长级人员出差北京，住宿费标准为每人每天500元。超出部分由个人自理。"),
+    "rules#2": Chunk("rules#2", "rules", "差旅费管理办法", "差旅费管理办法 > 伙食补助",
+                     "伙食补助费按出差天数计算，每人每天100元。"),
+    "fees#1": Chunk("fees#1", "fees", "学费标准", "学费标准",
+                    "| 专业类别 | 学费（元/年） |\n| 文史类 | 4680 |\n| 理工类 | 5200 |", is_table=True),
+}
+
+
+@pytest.fixture(scope="module")
+def config() -> Config:
+    return load_config()
+
+
+def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
+    return pack(slots or {}, ids, [], CHUNKS, max_chars=3500)
+
+
+def test_extractive_answer_picks_the_best_sentences_with_markers(config: Config) -> None:
+    p = packed(["rules#2", "rules#1"])
+    gen = generate("副处长出差北京住宿费标准是多少？", p, "fact", {}, None, config,
+                   keywords=["副处长", "出差", "北京", "住宿费", "标准"])
+    assert gen.method == "extractive" and gen.error is None
+    assert gen.text.startswith("副处长级人员出差北京，住宿费标准为每人每天500元[2]。")
+    assert set(re.findall(r"\[(\d+)\]", gen.text)) <= {"1", "2"}
+
+
+def test_extractive_without_keywords_uses_bigrams(config: Config) -> None:
+    gen = generate("伙食补助每天多少钱", packed(["rules#1", "rules#2"]), "fact", {}, None, config)
+    assert "每人每天100元[2]" in gen.text
+
+
+def test_extractive_table_row_is_written_with_headers(config: Config) -> None:
+    gen = generate("理工类学费多少", packed(["fees#1"]), "fact", {}, None, config)
+    assert gen.text == "专业类别：理工类，学费（元/年）：5200[1]。"
+
+
+def test_extractive_from_slots(config: Config) -> None:
+    person = {"name": "赵磊", "title": "科长", "department": "预算科", "phone": "027-87651020",
+              "email": "zhaolei@jcu.edu.cn", "duties": "预算编制", "sources": {"name": "rules#1", "duties": "rules#1"}}
+    text = generate("预算科科长是谁", packed(["rules#1"], person), "person", person, None, config).text
+    assert text == "预算科科长赵磊，办公电话027-87651020，电子邮箱zhaolei@jcu.edu.cn[1]。主要职责：预算编制[1]。"
+    data = {"table": "学费标准", "row": "理工类", "column": "学费（元/年）", "value": "5200",
+            "sources": {"value": "fees#1"}}
+    assert generate("理工类学费", packed(["fees#1"], data), "data", data, None, config).text == \
+        "学费标准中，理工类的学费（元/年）为5200[1]。"
+    process = {"steps": ["填写申请", "提交审核"], "basis": ["《差旅费管理办法》"],
+               "sources": {"steps": "rules#1", "basis": "rules#1"}}
+    text = generate("怎么办理", packed(["rules#1"], process), "process", process, None, config).text
+    assert text == "办理步骤：1. 填写申请；2. 提交审核[1]。依据：《差旅费管理办法》[1]。"
+
+
+def test_not_found_answer_uses_the_configured_text(config: Config) -> None:
+    gen = not_found_answer("火星上的天气怎么样？", config)
+    assert gen.method == "not_found" and "火星上的天气怎么样？" in gen.text and "未找到" in gen.text
+
+
+def _llm(config: Config, base_url: str, timeout: float = 3.0) -> tuple[Config, LLMClient]:
+    cfg = dataclasses.replace(config, llm=dataclasses.replace(config.llm, enabled=True, base_url=base_url,
+                                                               timeout_s=timeout, max_retries=0))
+    return cfg, LLMClient.from_settings(cfg.llm)
+
+
+def test_llm_answer_gets_the_domain_system_prompt_and_numbered_context(config: Config) -> None:
+    with FakeOpenAI(chat=lambda messages: "住宿费标准为每人每天500元[1]。") as fake:
+        cfg, llm = _llm(config, fake.base_url)
+        gen = generate("住宿费标准？", packed(["rules#1"]), "fact", {}, llm, cfg, domain="finance")
+        messages = fake.requests_to("/v1/chat/completions")[0].body["messages"]
+    assert gen.method == "llm" and gen.text == "住宿费标准为每人每天500元[1]。"
+    assert messages[0]["role"] == "system" and "finance" in messages[0]["content"]
+    assert "[1] 差旅费管理办法 > 住宿费" in messages[1]["content"] and "住宿费标准？" in messages[1]["content"]
+
+
+def test_llm_streaming_yields_deltas(config: Config) -> None:
+    with FakeOpenAI(chat=lambda messages: "伙食补助每人每天100元[1]。") as fake:
+        cfg, llm = _llm(config, fake.base_url)
+        stream = generate("伙食补助？", packed(["rules#2"]), "fact", {}, llm, cfg, True)
+        assert isinstance(stream, AnswerStream)
+        deltas = list(stream)
+    assert len(deltas) > 1 and "".join(deltas) == "伙食补助每人每天100元[1]。"
+    assert stream.method == "llm" and stream.text == "".join(deltas)
+
+
+def test_llm_failure_falls_back_to_extractive_with_the_error(config: Config) -> None:
+    with FakeOpenAI() as fake:
+        fake.fail_next = [500, 500]
+        cfg, llm = _llm(config, fake.base_url)
+        gen = generate("伙食补助每天多少钱", packed(["rules#2"]), "fact", {}, llm, cfg)
+    assert gen.method == "extractive" and gen.error and "500" in gen.error
+    assert "100元[1]" in gen.text
+
+
+def test_llm_timeout_while_streaming_falls_back_before_the_first_delta(config: Config) -> None:
+    with FakeOpenAI(chat=lambda messages: "太慢了") as fake:
+        fake.delay_s = 1.0
+        cfg, llm = _llm(config, fake.base_url, timeout=0.2)
+        stream = generate("伙食补助每天多少钱", packed(["rules#2"]), "fact", {}, llm, cfg, True)
+        text = "".join(stream)
+    assert stream.method == "extractive" and stream.error and "timed out" in stream.error
+    assert "100元[1]" in text

@@ -1,0 +1,161 @@
+"""Slot filling: rules for person / process / data on small chunks, the LLM JSON path and its fallbacks."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI
+
+from lambdarag.answer.slots import SlotResult, fill_slots, validate_slots
+from lambdarag.answer.tables import parse_table
+from lambdarag.config import load_config
+from lambdarag.config_schema import Config
+from lambdarag.models.llm import LLMClient
+from lambdarag.records import Chunk
+
+CONTACTS = Chunk(
+    "contacts#0001", "contacts", "财务处通讯录", "财务处通讯录 > 处领导及科室负责人",
+    "财务处处领导及科室负责人通讯录（2024年9月）\n"
+    "| 姓名 | 职务 | 所属部门 | 联系方式 / 办公电话 | 联系方式 / 电子邮箱 | 办公室 | 主要职责 |\n"
+    "| 赵磊 | 科长 | 预算科 | 027-87651020 | zhaolei@jcu.edu.cn | 致远楼306室 | 学校年度预算编制、决算报告编制 |\n"
+    "| 吴涛 | 科长 | 科研经费管理科 | 027-87651050 | wutao@jcu.edu.cn | 致远楼312室 | 纵向、横向科研经费入账与核算 |\n",
+    locator="工作表 处领导及科室负责人", is_table=True,
+)
+FAQ = Chunk(
+    "faq#0003", "faq", "报账大厅常见问题", "报账大厅常见问题 > 咨询方式",
+    "差旅费报销请咨询报账大厅2号窗口 马骏，电话027-87651102；报账大厅负责人 张敏，电话027-87651100。",
+)
+STEPS = Chunk(
+    "travel#0002", "travel", "差旅费报销流程", "差旅费报销流程 > 二、办理流程",
+    "1. 出差前在网上报销系统填写出差审批单，经单位负责人审批。\n"
+    "2. 返回后30天内登录网上报销系统填写差旅费报销单。\n"
+    "3. 将报销单及纸质票据投递至报账大厅2号窗口。\n"
+    "4. 会计人员在5个工作日内完成审核。",
+)
+MATERIALS = Chunk(
+    "travel#0003", "travel", "差旅费报销流程", "差旅费报销流程 > 三、所需材料",
+    "表1 差旅费报销材料清单\n| 材料类别 | 材料名称 | 说明 |\n| 审批类 | 出差审批单 | 审批签字齐全 |\n"
+    "| 票据类 | 住宿费发票 | 须附住宿明细清单 |",
+    is_table=True,
+)
+BASIS = Chunk(
+    "travel#0000", "travel", "差旅费报销流程", "差旅费报销流程",
+    "依据：《江城大学国内差旅费管理办法》（2024修订版）。出差返回超过30天报销的，须由单位负责人书面说明原因。",
+)
+FEES = Chunk(
+    "fees#0001", "fees", "学费收费标准", "学费收费标准 > 本科",
+    "2024级本科学费标准\n| 专业类别 | 学费（元/年） | 住宿费（元/年） |\n| 文史类 | 4680 | 1200 |\n"
+    "| 理工类 | 5200 | 1200 |\n| 艺术类 | 10000 | 1500 |",
+    is_table=True,
+)
+
+
+@pytest.fixture(scope="module")
+def config() -> Config:
+    return load_config()
+
+
+def test_table_parser_reads_pipe_rows_with_caption() -> None:
+    table = parse_table(FEES.text)
+    assert table is not None
+    assert table.caption == "2024级本科学费标准"
+    assert table.header == ("专业类别", "学费（元/年）", "住宿费（元/年）")
+    assert table.rows[1] == ("理工类", "5200", "1200")
+
+
+def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -> None:
+    result = fill_slots("person", "管科研经费的科长是哪位老师？邮箱是什么？", [FAQ, CONTACTS], None, config)
+    assert result.method == "rules" and result.error is None
+    slots = result.slots
+    assert (slots["name"], slots["title"], slots["department"]) == ("吴涛", "科长", "科研经费管理科")
+    assert slots["email"] == "wutao@jcu.edu.cn" and slots["phone"] == "027-87651050"
+    assert "入账" in slots["duties"] and slots["office"] == "致远楼312室"
+    assert slots["sources"]["email"] == "contacts#0001"
+
+
+def test_person_rules_fall_back_to_prose_with_a_phone(config: Config) -> None:
+    slots = fill_slots("person", "差旅费报销找谁咨询？电话多少", [FAQ], None, config).slots
+    assert slots["name"] == "马骏" and slots["phone"] == "027-87651102"
+
+
+def test_process_rules_collect_steps_materials_where_and_basis(config: Config) -> None:
+    slots = fill_slots("process", "差旅费怎么报销？需要什么材料？", [STEPS, MATERIALS, BASIS], None, config).slots
+    assert slots["steps"][0].startswith("出差前") and len(slots["steps"]) == 4
+    assert slots["materials"] == ["出差审批单", "住宿费发票"]
+    assert "2号窗口" in slots["where"]
+    assert slots["basis"] == ["《江城大学国内差旅费管理办法》"]
+    assert any("30天" in c for c in slots["conditions"])
+    assert slots["sources"]["steps"] == "travel#0002" and slots["sources"]["materials"] == "travel#0003"
+
+
+def test_data_rules_find_the_cell_with_row_and_column_headers(config: Config) -> None:
+    slots = fill_slots("data", "理工类专业的学费是多少？", [STEPS, FEES], None, config).slots
+    assert (slots["row"], slots["column"], slots["value"]) == ("理工类", "学费（元/年）", "5200")
+    assert slots["source"] == "fees#0001" and slots["table"] == "2024级本科学费标准"
+
+
+def test_other_intents_and_disabled_slots_are_skipped(config: Config) -> None:
+    assert fill_slots("fact", "住宿费标准是多少", [FEES], None, config) == SlotResult()
+    off = dataclasses.replace(config, slots=dataclasses.replace(config.slots, enabled=False))
+    assert fill_slots("person", "预算科科长是谁", [CONTACTS], None, off).method == "skipped"
+
+
+def test_validate_slots_keeps_schema_fields_and_rejects_non_objects() -> None:
+    assert validate_slots("process", {"steps": "只有一步", "extra": 1, "where": ""}) == {"steps": ["只有一步"]}
+    with pytest.raises(ValueError):
+        validate_slots("person", ["赵磊"])
+    with pytest.raises(ValueError):
+        validate_slots("person", {"name": {"first": "磊"}})
+
+
+def _llm_config(config: Config, base_url: str) -> tuple[Config, LLMClient]:
+    cfg = dataclasses.replace(config, llm=dataclasses.replace(config.llm, enabled=True, base_url=base_url,
+                                                               timeout_s=2.0, max_retries=0))
+    return cfg, LLMClient.from_settings(cfg.llm)
+
+
+def test_llm_slots_are_parsed_and_attributed_to_their_chunk(config: Config) -> None:
+    reply = {"name": "赵磊", "title": "科长", "phone": "027-87651020"}
+    with FakeOpenAI(chat=lambda messages: "```json\n" + json.dumps(reply, ensure_ascii=False) + "\n```") as fake:
+        cfg, llm = _llm_config(config, fake.base_url)
+        result = fill_slots("person", "预算科的科长是谁？", [FAQ, CONTACTS], llm, cfg)
+        prompt = fake.requests_to("/v1/chat/completions")[0].body["messages"][-1]["content"]
+    assert result.method == "llm" and result.error is None
+    assert result.slots["name"] == "赵磊" and result.slots["sources"]["name"] == "contacts#0001"
+    assert "预算科的科长是谁" in prompt and "027-87651020" in prompt
+
+
+def test_malformed_llm_json_gets_one_repair_then_rules(config: Config) -> None:
+    replies = ["这不是JSON", "还是不是"]
+
+    def chat(messages: list[dict[str, Any]]) -> str:
+        return replies.pop(0) if replies else "{}"
+
+    with FakeOpenAI(chat=chat) as fake:
+        cfg, llm = _llm_config(config, fake.base_url)
+        result = fill_slots("person", "预算科的科长是谁？", [CONTACTS], llm, cfg)
+        calls = fake.requests_to("/v1/chat/completions")
+    assert len(calls) == 2 and calls[1].body["messages"][-1]["content"] == "只输出JSON"
+    assert result.method == "rules" and result.error and "JSON" in result.error
+    assert result.slots["name"] == "赵磊"
+
+
+def test_llm_repair_that_succeeds_is_used(config: Config) -> None:
+    replies = ["好的，我来抽取", '{"value": "5200", "row": "理工类", "column": "学费（元/年）"}']
+    with FakeOpenAI(chat=lambda messages: replies.pop(0)) as fake:
+        cfg, llm = _llm_config(config, fake.base_url)
+        result = fill_slots("data", "理工类学费多少", [FEES], llm, cfg)
+    assert result.method == "llm" and result.slots["value"] == "5200"
+
+
+def test_llm_timeout_degrades_to_rules_with_the_error(config: Config) -> None:
+    with FakeOpenAI(chat=lambda messages: "{}") as fake:
+        fake.delay_s = 1.0
+        cfg = dataclasses.replace(config, llm=dataclasses.replace(config.llm, enabled=True, base_url=fake.base_url,
+                                                                   timeout_s=0.2, max_retries=0))
+        result = fill_slots("data", "理工类学费多少", [FEES], LLMClient.from_settings(cfg.llm), cfg)
+    assert result.method == "rules" and result.error and "timed out" in result.error
+    assert result.slots["value"] == "5200"
