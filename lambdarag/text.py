@@ -157,7 +157,7 @@ class Tokenizer:
 
     def _words(self, segment: str, out: list[str]) -> None:
         if segment and not segment.isspace():
-            out.extend(w for w in self._segment(segment) if _is_content(w))
+            out.extend(filter(_is_content, self._segment(segment)))
 
 
 def _bounded(term: str) -> str:
@@ -167,9 +167,10 @@ def _bounded(term: str) -> str:
     return f"{head}{re.escape(term)}{tail}"
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def _is_content(word: str) -> bool:
     """Words with at least one letter, digit or CJK character (drops punctuation and spaces)."""
-    return any(ch.isalnum() for ch in word)
+    return word.isalnum() or any(ch.isalnum() for ch in word)
 
 
 def keyword_overlap(keywords: Sequence[str], text: str) -> float:

@@ -15,6 +15,7 @@ import pytest
 
 from lambdarag.channels import bm25
 from lambdarag.channels.base import load_channels
+from lambdarag.cli import main
 from lambdarag.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk
@@ -248,9 +249,30 @@ def test_build_killed_midway_keeps_the_old_index(built: tuple[Domain, list[Chunk
     assert top_id(domain, new_chunks, "图书馆开放时间") == "other#0000"
 
 
-def test_registry_loads_the_channel(built: tuple[Domain, list[Chunk]]) -> None:
-    pytest.importorskip("lambdarag.ingest.store")
-    domain, _ = built
+def test_registry_loads_the_channel_from_processed_chunks(built: tuple[Domain, list[Chunk]]) -> None:
+    from lambdarag.ingest.store import write_chunks
+
+    domain, chunks = built
+    write_chunks(domain.processed_dir, chunks)
     loaded, errors = load_channels(domain, ["bm25"])
-    # processed/ holds no chunks here, so the index is reported stale rather than crashing the load.
-    assert "bm25" in loaded or "older than the extracted chunks" in errors["bm25"]
+    assert errors == {}
+    assert loaded["bm25"].search("VA004", 1)[0].chunk_id == "codes#0001"
+    write_chunks(domain.processed_dir, chunks[:-1])
+    loaded, errors = load_channels(domain, ["bm25"])
+    assert loaded == {} and REBUILD in errors["bm25"]
+
+
+def test_index_command_builds_from_processed_chunks(domain: Domain, capsys: pytest.CaptureFixture[str]) -> None:
+    from lambdarag.ingest.store import write_chunks
+
+    write_chunks(domain.processed_dir, make_chunks())
+    assert main(["index", "--domain", "finance", "--base-dir", str(domain.root.parent), "--no-progress"]) == 0
+    assert "bm25 index of finance: 9 chunks" in capsys.readouterr().out
+    assert bm25.load(domain).search("GB/T 2261.1-2003", 1)[0].chunk_id == "codes#0000"
+
+
+def test_index_command_without_chunks_says_to_extract_first(domain: Domain, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", "--domain", "finance", "--base-dir", str(domain.root.parent)]) == 2
+    err = capsys.readouterr().err
+    assert "python scripts/extract_docs.py --domain finance" in err
+    assert len(err.strip().splitlines()) == 1

@@ -7,7 +7,9 @@ import time
 from typing import Any
 
 from lambdarag.commands.domains import add_domain_args
-from lambdarag.domain import open_domain
+from lambdarag.domain import Domain, open_domain
+from lambdarag.errors import IndexMismatchError
+from lambdarag.records import Chunk
 
 
 def register(sub: Any) -> None:
@@ -19,19 +21,32 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=cmd_index)
 
 
+def extracted_chunks(domain: Domain) -> list[Chunk]:
+    """The domain's chunks; none (or no chunks file) means extraction has to run first."""
+    from lambdarag.ingest.store import load_chunks
+
+    extract = f"run first: python scripts/extract_docs.py --domain {domain.name}"
+    try:
+        chunks = load_chunks(domain.processed_dir)
+    except IndexMismatchError as exc:
+        raise IndexMismatchError(f"cannot read the chunks of domain {domain.name!r} ({exc.message})", extract) from exc
+    if not chunks:
+        raise IndexMismatchError(f"domain {domain.name!r} has no extracted chunks in {domain.processed_dir}", extract)
+    return chunks
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     from lambdarag.channels import bm25
-    from lambdarag.commands.build import domain_chunks
 
     domain = open_domain(args.domain, args.base_dir)
     start = time.perf_counter()
-    chunks = domain_chunks(domain)  # raises with the extract command when there are none
+    chunks = extracted_chunks(domain)
     loaded = time.perf_counter() - start
     result = bm25.build(domain, chunks, progress=args.progress)
     rate = result.items / result.seconds if result.seconds else 0.0
     print(
         f"bm25 index of {domain.name}: {result.items} chunks, {result.detail}; "
-        f"built in {result.seconds:.2f} s ({rate:.0f} chunks/s, chunks loaded in {loaded:.2f} s) "
+        f"built in {result.seconds:.2f} s ({rate:.0f} chunks/s; chunks read in {loaded:.2f} s) "
         f"-> {domain.index_dir / bm25.NAME}"
     )
     return 0
