@@ -14,3 +14,6 @@ accesslog = "-"
 errorlog = "-"
 # the pid lets tests and operators see which worker served a request (also in X-Worker-Pid)
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss pid=%(p)s'
+# gunicorn >= 25.1 opens a control socket at one fixed per-user path, so two servers on one host
+# (two domains, or tests) would fight over it; reload with SIGHUP or POST /admin/reload instead.
+control_socket_disable = True
