@@ -285,3 +285,22 @@ def test_query_embedding_uses_the_channel_budget_without_retries(tmp_path: Path,
     with pytest.raises(ServiceError, match="timed out"):
         channel.search("图书馆", 3)
     assert len(fake.requests_to("/v1/embeddings")) - before == 1
+
+
+def test_end_to_end_from_raw_files_through_the_command(
+    tmp_path: Path, fake: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lambdarag.cli import main
+    from lambdarag.commands.build import run_extract
+
+    domain = write_instance(init_domain("docs", tmp_path), fake.base_url)
+    for name, (title, body) in TEXTS.items():
+        (domain.raw_dir / f"{name}.md").write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
+    run_extract(domain, progress=False)
+    args = ["vectors", "--domain", "docs", "--base-dir", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    assert "6 embedded, 0 reused" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "0 embedded, 6 reused" in capsys.readouterr().out
+    hits = vector.load(domain).search("宿舍楼几点关门", 2)  # chunks read from processed/ for the hash check
+    assert hits[0].chunk_id.startswith("dorm#")
