@@ -1,0 +1,238 @@
+"""The entity-graph channel: entities in the question → breadth-first walk → chunks that mention what was reached.
+
+index/graph/ holds graph.json (networkx node-link data: nodes with kind, aliases and the chunk ids
+that mention them; edges with relation, weight and evidence chunk ids) and aliases.json
+(normalised alias → node ids). A chunk scores Σ over reached entities of
+match · Π edge weights / (1 + hops); each hit carries its best relation path, read from the
+question's entity outwards (inverse relations spelt out: 财务处 has_part 预算科).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from lambdarag.channels.base import BuildResult
+from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
+from lambdarag.entity_graph import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
+from lambdarag.errors import IndexMismatchError
+from lambdarag.records import Chunk, Hit
+from lambdarag.text import Tokenizer, normalize
+
+if TYPE_CHECKING:
+    from lambdarag.domain import Domain
+    from lambdarag.models.llm import LLMClient
+
+NAME = "graph"
+FORMAT_VERSION = 1
+LLM_CACHE = Path(".graph-cache") / "llm-extraction.jsonl"
+EXACT, ALIAS, INSIDE, TERM = 1.0, 0.9, 0.6, 0.5  # match strength: name, alias, inside a longer match, query term
+MIN_TERM_COVERAGE = 0.4  # a query term must cover this much of a long entity name to match it
+MAX_FANOUT = 64  # neighbours followed per node, strongest edges first, so hubs cannot blow up the walk
+HUB_KINDS = frozenset({"role"})  # generic nodes (处长, 负责人): matched directly, never walked through
+OFF_HINT = 0.5  # when the question names a relation (依据 → based_on), other edges count this much
+RELATION_HINTS = {
+    "belongs_to": ("隶属", "上级", "属于", "归口", "下设", "下属", "哪个部门", "归属"),
+    "based_on": ("依据", "根据", "基于"), "responsible_for": ("负责", "主管", "分管", "谁"),
+    "issued_by": ("制定", "发布", "印发", "颁布"), "contact": ("电话", "联系", "邮箱", "找谁"),
+    "revises": ("修订", "修改", "新版"), "repeals": ("废止", "失效", "作废"),
+}
+INVERSE = {
+    "belongs_to": "has_part", "based_on": "basis_of", "responsible_for": "handled_by", "issued_by": "issued",
+    "contact": "contact_of", "revises": "revised_by", "repeals": "repealed_by", "co_occurs": "co_occurs",
+}
+
+
+def index_params(domain: Domain) -> dict[str, Any]:
+    """Build parameters the loader compares with the current code and config."""
+    cfg = domain.config
+    return {
+        "extractor": EXTRACTOR_VERSION,
+        "cooccurrence_weight": cfg.graph.cooccurrence_weight,
+        "llm_extraction": bool(cfg.graph.llm_extraction and cfg.llm.enabled),
+    }
+
+
+def _llm(domain: Domain) -> LLMClient | None:
+    if not (domain.config.graph.llm_extraction and domain.config.llm.enabled):
+        return None
+    from lambdarag.models.llm import llm_from_config
+
+    return llm_from_config(domain.config)
+
+
+def _progress(chunks: Sequence[Chunk], progress: bool | None) -> Iterable[Chunk]:
+    show = sys.stderr.isatty() if progress is None else progress
+    if not show:
+        return chunks
+    from tqdm import tqdm
+
+    return tqdm(chunks, desc="graph", unit="chunk", file=sys.stderr)
+
+
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
+    """Extract the entity graph from the chunks and publish index/graph atomically."""
+    start = time.perf_counter()
+    llm = _llm(domain)
+    graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, _progress(chunks, progress))
+    aliases = alias_index(graph, domain.config.query.synonyms)
+
+    def write(folder: Path) -> Manifest:
+        save_graph(graph, folder)
+        (folder / "aliases.json").write_text(json.dumps(aliases, ensure_ascii=False), encoding="utf-8")
+        return Manifest(
+            channel=NAME, format_version=FORMAT_VERSION, params=index_params(domain),
+            counts={"chunks": len(chunks), "nodes": graph.number_of_nodes(), "edges": graph.number_of_edges(),
+                    "aliases": len(aliases)},
+            chunks_hash=chunks_hash(chunks),
+            extra={"llm_chunks": stats.llm_chunks, "llm_cached": stats.llm_cached,
+                   "llm_failures": stats.llm_failures},
+        )
+
+    publish(domain.index_dir, NAME, write)
+    detail = f"{graph.number_of_nodes()} entities, {graph.number_of_edges()} relations"
+    if llm is not None:
+        detail += f"; LLM: {stats.llm_chunks} chunks, {stats.llm_cached} cached, {stats.llm_failures} failed"
+        if stats.llm_errors:
+            detail += f" (first: {stats.llm_errors[0]})"
+    return BuildResult(NAME, graph.number_of_nodes(), time.perf_counter() - start, detail=detail)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How the walk reached a node: hops, product of edge weights, match strength and the path."""
+
+    hops: int
+    weight: float
+    path: tuple[str, ...]
+
+    @property
+    def score(self) -> float:
+        return self.weight / (1 + self.hops)
+
+
+class GraphChannel:
+    """A loaded entity graph answering queries with chunk-id hits."""
+
+    name = NAME
+
+    def __init__(self, graph: nx.DiGraph, aliases: dict[str, list[str]], max_hops: int) -> None:
+        self.graph = graph
+        self.aliases = aliases
+        self.max_hops = max_hops
+        self._by_prefix: dict[str, list[str]] = {}
+        for alias in aliases:
+            self._by_prefix.setdefault(alias[:2], []).append(alias)
+        self._tokenizer = Tokenizer(())
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first."""
+        hinted = frozenset(rel for rel, words in RELATION_HINTS.items() if any(w in query for w in words))
+        reached = self.walk(self.match(query), hinted)
+        scores: dict[str, float] = {}
+        contributors: dict[str, list[tuple[float, str]]] = {}
+        for node, reach in reached.items():
+            for chunk_id in self.graph.nodes[node]["chunks"]:
+                scores[chunk_id] = scores.get(chunk_id, 0.0) + reach.score
+                contributors.setdefault(chunk_id, []).append((reach.score, node))
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        hits = []
+        for rank, (chunk_id, score) in enumerate(ranked, start=1):
+            found = contributors[chunk_id]
+            names = tuple(n for _, n in sorted(found, key=lambda c: (-c[0], c[1])))
+            hits.append(Hit(chunk_id, score, rank, NAME, entities=names, path=_shown_path(found, reached)))
+        return hits
+
+    def match(self, query: str) -> dict[str, float]:
+        """Entity nodes named in ``query``: exact names, aliases, names inside longer matches, query terms."""
+        text = normalize(query)
+        spans: list[tuple[int, int, str]] = []
+        for i in range(len(text) - 1):
+            for alias in self._by_prefix.get(text[i:i + 2], ()):
+                if text.startswith(alias, i):
+                    spans.append((i, i + len(alias), alias))
+        found: dict[str, float] = {}
+        for start, end, alias in spans:
+            inner = any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans)
+            for node in self.aliases[alias]:
+                strength = INSIDE if inner else EXACT if node == alias else ALIAS
+                found[node] = max(found.get(node, 0.0), strength)
+        if not found:
+            found = self._term_matches(text)
+        return found
+
+    def _term_matches(self, text: str) -> dict[str, float]:
+        """Long names containing a query word (差旅费管理办法 in 江城大学国内差旅费管理办法), scored by coverage."""
+        found: dict[str, float] = {}
+        for term in self._tokenizer.keywords(text):
+            if len(term) < 2:
+                continue
+            for node in self.graph.nodes:
+                coverage = len(term) / len(node)
+                if term in node and coverage >= MIN_TERM_COVERAGE:
+                    found[node] = max(found.get(node, 0.0), TERM * coverage)
+        return found
+
+    def walk(self, starts: dict[str, float], hinted: frozenset[str] = frozenset()) -> dict[str, Reach]:
+        """Breadth-first walk up to max_hops, keeping per node the fewest hops, then the strongest path."""
+        reached = {node: Reach(0, strength, (node,)) for node, strength in starts.items() if node in self.graph}
+        frontier = [n for n in reached]
+        for hop in range(1, self.max_hops + 1):
+            found: dict[str, Reach] = {}
+            for node in frontier:
+                if hop > 1 and self.graph.nodes[node]["kind"] in HUB_KINDS:
+                    continue
+                for neighbour, relation, weight, base in self._neighbours(node):
+                    if neighbour in reached:
+                        continue
+                    weight *= OFF_HINT if hinted and base not in hinted else 1.0
+                    here = reached[node]
+                    candidate = Reach(hop, here.weight * weight, (*here.path, relation, neighbour))
+                    if neighbour not in found or candidate.weight > found[neighbour].weight:
+                        found[neighbour] = candidate
+            reached.update(found)
+            frontier = list(found)
+        return reached
+
+    def _neighbours(self, node: str) -> list[tuple[str, str, float, str]]:
+        """(neighbour, label, weight, relation) both ways; an edge walked backwards is labelled by its inverse."""
+        out = [(t, d["relation"], d["weight"], d["relation"]) for _, t, d in self.graph.out_edges(node, data=True)]
+        out += [(s, INVERSE.get(d["relation"], d["relation"]), d["weight"], d["relation"])
+                for s, _, d in self.graph.in_edges(node, data=True)]
+        out.sort(key=lambda item: (-item[2], item[0]))
+        return out[:MAX_FANOUT]
+
+
+def _shown_path(contributors: list[tuple[float, str]], reached: dict[str, Reach]) -> tuple[str, ...]:
+    """The relation path shown with a hit: the strongest entity reached through a relation, nearer on ties."""
+    walked = [c for c in contributors if reached[c[1]].hops > 0]
+    if not walked:
+        return ()
+    node = max(walked, key=lambda c: (c[0], -reached[c[1]].hops, c[1]))[1]
+    path = reached[node].path
+    return path if len(path) > 1 else ()
+
+
+def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
+    """Open index/graph, refusing it when built from other chunks, code or settings."""
+    if chunks is None:
+        from lambdarag.ingest.store import load_chunks
+
+        chunks = load_chunks(domain.processed_dir)
+    folder, _ = read_manifest(
+        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
+    )
+    try:
+        graph = load_graph(folder)
+        aliases = json.loads((folder / "aliases.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError) as exc:
+        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
+        raise IndexMismatchError(f"graph index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
+    return GraphChannel(graph, aliases, domain.config.graph.max_hops)
