@@ -1,0 +1,131 @@
+"""`lambdarag eval`: evaluate a domain on a question set, or a data set folder, with baseline and ablations."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from lambdarag.commands.domains import add_domain_args
+from lambdarag.errors import InputError
+
+if TYPE_CHECKING:
+    from lambdarag.evaluation.evaluate import EvalOutcome, EvalSettings
+
+SHOWN = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "not_found")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("eval", help="evaluate retrieval and answers on a question set (baseline and ablations)",
+                       description="Either --domain NAME --questions FILE (a built domain), or --dataset DIR "
+                                   "(corpus.jsonl + questions.jsonl: a throw-away domain is built first).")
+    add_domain_args(p, required=False)
+    p.add_argument("--questions", type=Path, help="questions.jsonl for --domain")
+    p.add_argument("--dataset", type=Path, help="folder with corpus.jsonl and questions.jsonl")
+    p.add_argument("--out", type=Path, help="report folder (default workspace/reports/<name>-<timestamp>/)")
+    p.add_argument("--limit", type=int, help="evaluate only the first N questions")
+    p.add_argument("--types", default="", help="comma-separated question types to keep")
+    p.add_argument("--no-ablations", action="store_true", help="skip the single-channel and other ablations")
+    p.add_argument("--no-baseline", action="store_true", help="skip the naive BM25 baseline")
+    p.add_argument("--no-llm", action="store_true", help="force the embedded default even when an LLM is configured")
+    p.add_argument("--cache-dir", type=Path, help="persistent embedding cache for --dataset "
+                                                  "(default workspace/eval-cache/<data set>/)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="instance.yml override for the --dataset domain, e.g. embedding.backend=none (repeatable)")
+    p.add_argument("--keep-domain", type=Path, help="build the --dataset domain in this folder and keep it")
+    p.add_argument("--target", dest="targets", action="append", default=[], metavar="METRIC=VALUE",
+                   help="required value for the full system, e.g. recall@5=0.75; exit 1 when missed (repeatable)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+    p.set_defaults(handler=cmd_eval)
+
+
+def parse_pairs(items: Sequence[str], what: str) -> list[tuple[str, str]]:
+    """KEY=VALUE strings as pairs; a malformed one is an InputError."""
+    pairs = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(f"{what} {item!r} is not KEY=VALUE", f"write it like {what} recall@5=0.75")
+        pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """dotted.key=yaml-value pairs as one nested mapping (embedding.backend=none → {"embedding": {"backend": ...}})."""
+    out: dict[str, Any] = {}
+    for key, raw in parse_pairs(items, "--set"):
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = yaml.safe_load(raw)
+    return out
+
+
+def parse_targets(items: Sequence[str]) -> dict[str, float]:
+    """metric=number pairs."""
+    targets = {}
+    for key, raw in parse_pairs(items, "--target"):
+        try:
+            targets[key] = float(raw)
+        except ValueError as exc:
+            raise InputError(f"--target {key}={raw}: not a number", "write it like --target recall@5=0.75") from exc
+    return targets
+
+
+def settings_from(args: argparse.Namespace) -> EvalSettings:
+    """EvalSettings from the parsed arguments."""
+    from lambdarag.evaluation.evaluate import EvalSettings
+
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be at least 1", "pass a positive number of questions")
+    return EvalSettings(
+        out=args.out, limit=args.limit, types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
+        ablations=not args.no_ablations, baseline=not args.no_baseline, use_llm=not args.no_llm,
+        progress=args.progress, targets=parse_targets(args.targets), cache_dir=args.cache_dir,
+        overrides=parse_overrides(args.overrides), keep_domain=args.keep_domain,
+        command="lambdarag eval " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "eval"),
+    )
+
+
+def run(args: argparse.Namespace) -> EvalOutcome:
+    """Dispatch to a data set or a domain evaluation."""
+    from lambdarag.evaluation.evaluate import evaluate_dataset, evaluate_domain
+
+    settings = settings_from(args)
+    if args.dataset is not None:
+        if args.domain or args.questions:
+            raise InputError("--dataset cannot be combined with --domain/--questions", "pass one or the other")
+        return evaluate_dataset(args.dataset, settings)
+    if not args.domain or args.questions is None:
+        raise InputError("nothing to evaluate", "pass --dataset DIR, or --domain NAME --questions FILE")
+    if settings.overrides:
+        raise InputError("--set applies to --dataset domains only", "edit the domain's instance.yml instead")
+    from lambdarag.domain import open_domain
+
+    return evaluate_domain(open_domain(args.domain, args.base_dir), args.questions, settings)
+
+
+def closing_lines(outcome: EvalOutcome) -> list[str]:
+    """Variant, headline metrics, then the targets and where the report is."""
+    lines = ["variant                 " + " ".join(f"{m:>17}" for m in SHOWN)]
+    for name, summary in outcome.summary["summary"].items():
+        cells = " ".join(f"{'-' if summary.get(m) is None else format(summary[m], '.3f'):>17}" for m in SHOWN)
+        lines.append(f"{name:<23} {cells}")
+    for target in outcome.targets:
+        status = "met" if target["met"] else "MISSED"
+        lines.append(f"target {target['metric']} >= {target['target']}: {target['value']} {status}")
+    lines.append(f"report: {outcome.files['markdown']}")
+    return lines
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    outcome = run(args)
+    print("\n".join(closing_lines(outcome)))
+    return 0 if outcome.targets_met else 1

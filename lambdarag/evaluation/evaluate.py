@@ -1,0 +1,126 @@
+"""One evaluation from start to report: a domain (or a data set's throw-away domain) and a question set."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lambdarag.evaluation.baseline import NaiveBM25
+from lambdarag.evaluation.dataset import EvalQuestion, load_corpus, load_questions, src_doc_map
+from lambdarag.evaluation.report import default_out_dir, write_report
+from lambdarag.evaluation.runner import FULL, Levels, QuestionRecord, Runner, default_variants, run_all
+from lambdarag.evaluation.summary import check_targets, summarize
+from lambdarag.evaluation.workspace import check_dataset, dataset_domain, dataset_name
+
+if TYPE_CHECKING:
+    from lambdarag.domain import Domain
+    from lambdarag.knowledge import KnowledgeBase
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """What to run and where to write it."""
+
+    out: Path | None = None  # report folder; None = workspace/reports/<name>-<timestamp>/
+    limit: int | None = None  # first N questions only
+    types: tuple[str, ...] = ()  # only these question types
+    ablations: bool = True
+    baseline: bool = True
+    use_llm: bool = True
+    progress: bool | None = None  # None: a bar on a terminal, a line per tenth otherwise
+    targets: Mapping[str, float] = field(default_factory=dict)  # metric → required value of the full system
+    cache_dir: Path | None = None  # persistent embedding cache for --dataset
+    overrides: Mapping[str, Any] = field(default_factory=dict)  # instance.yml overrides for the throw-away domain
+    keep_domain: Path | None = None  # build the throw-away domain here and keep it
+    command: str = ""  # the command line, recorded in the report
+
+
+@dataclass
+class EvalOutcome:
+    """The report's aggregates, every record, the files written and the targets checked."""
+
+    summary: dict[str, Any]
+    records: list[QuestionRecord]
+    files: dict[str, Path]
+    targets: list[dict[str, Any]]
+
+    @property
+    def targets_met(self) -> bool:
+        return all(t["met"] for t in self.targets)
+
+
+def documents_from_chunks(kb: KnowledgeBase) -> list[dict[str, str]]:
+    """Whole documents rebuilt from a domain's chunks (for the baseline when no corpus.jsonl exists)."""
+    docs: dict[str, dict[str, str]] = {}
+    for chunk in kb.chunks.values():
+        doc = docs.setdefault(chunk.doc_id, {"doc_id": chunk.doc_id, "title": chunk.title, "text": ""})
+        doc["text"] = f"{doc['text']}\n{chunk.text}" if doc["text"] else chunk.text
+    return list(docs.values())
+
+
+def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: EvalSettings, name: str,
+                corpus: Sequence[dict[str, Any]] | None = None,
+                meta: Mapping[str, Any] | None = None) -> EvalOutcome:
+    """Run every variant over the loaded domain and write the report."""
+    started = datetime.now().isoformat(timespec="seconds")
+    docs: list[dict[str, Any]] = list(corpus) if corpus is not None else list(documents_from_chunks(kb))
+    baseline = NaiveBM25(docs) if settings.baseline else None
+    levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs))
+    channels = sorted(kb.channels)
+    variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm)
+    records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)
+    summary = summarize(records)
+    targets = check_targets(summary["summary"].get(FULL, {}), settings.targets)
+    info = {
+        "name": name, "command": settings.command, "questions": len(questions), "started": started,
+        "seconds": round(seconds, 1), "domain": kb.domain.name, "channels": channels,
+        "channel_errors": dict(kb.channel_errors),
+        "embedding": f"{kb.config.embedding.backend}/{kb.config.embedding.model}/{kb.config.embedding.dim}",
+        "llm": _llm_label(kb, settings.use_llm),
+        "ranking_depth": f"fused top-{kb.config.retrieval.final_top_k} chunks (the evidence the system keeps)",
+        "context_chars": kb.config.context.max_chars,
+        "variants": {v.name: v.description for v in variants},
+        **(meta or {}),
+    }
+    out = settings.out or default_out_dir(name)
+    files = write_report(out, info, summary, records, targets)
+    return EvalOutcome(summary, records, files, targets)
+
+
+def _llm_label(kb: KnowledgeBase, use_llm: bool) -> str:
+    if kb.llm is None or not use_llm:
+        return "none (embedded default: rule intent, extractive answers)"
+    return f"{kb.config.llm.model} at {kb.config.llm.base_url}"
+
+
+def evaluate_domain(domain: Domain, questions_file: Path, settings: EvalSettings) -> EvalOutcome:
+    """Evaluate an existing, built domain on a questions.jsonl file."""
+    from lambdarag.knowledge import KnowledgeBase
+
+    questions = load_questions(questions_file, settings.limit, settings.types)
+    kb = KnowledgeBase.load(domain)
+    meta = {"questions_file": str(questions_file)}
+    return evaluate_kb(kb, questions, settings, f"{domain.name}-{questions_file.stem}", None, meta)
+
+
+def evaluate_dataset(dataset_dir: Path, settings: EvalSettings) -> EvalOutcome:
+    """Build a throw-away domain from the data set's corpus.jsonl, then evaluate its questions.jsonl."""
+    from lambdarag.knowledge import KnowledgeBase
+
+    corpus_file, questions_file = check_dataset(dataset_dir)
+    questions = load_questions(questions_file, settings.limit, settings.types)
+    corpus = load_corpus(corpus_file)
+    start = time.perf_counter()
+    with dataset_domain(dataset_dir, settings.cache_dir, settings.overrides, settings.progress,
+                        settings.keep_domain) as domain:
+        build_seconds = time.perf_counter() - start
+        print(f"[eval] domain built in {build_seconds:.1f} s; evaluating {len(questions)} questions",
+              file=sys.stderr)
+        kb = KnowledgeBase.load(domain)
+        meta = {"dataset": str(dataset_dir), "documents": len(corpus), "build_seconds": round(build_seconds, 1)}
+        return evaluate_kb(kb, questions, settings, dataset_name(dataset_dir), corpus, meta)

@@ -1,0 +1,232 @@
+"""The eval runner: every question through the full pipeline, the naive baseline and the ablations.
+
+Ablations reuse the one loaded knowledge base and change only PipelineOptions, so every variant
+sees the same index, the same questions and the same context budget.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from lambdarag.evaluation import metrics as m
+from lambdarag.evaluation.baseline import NaiveBM25
+from lambdarag.evaluation.dataset import EvalQuestion
+from lambdarag.records import PipelineOptions
+
+if TYPE_CHECKING:
+    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.result import Result
+
+FULL = "full"
+BASELINE = "baseline"
+RANK_CUTOFFS = (1, 5, 10)
+KEEP_RANKED = 10  # documents kept per record, enough for every cut-off
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One system measured in the run: the full pipeline, an ablation of it, or the naive baseline."""
+
+    name: str
+    description: str
+    options: PipelineOptions | None  # None: the naive baseline
+
+
+@dataclass
+class QuestionRecord:
+    """One question answered by one variant: the ranked documents, the scores and the stage timings."""
+
+    qid: str
+    variant: str
+    type: str
+    intent: str
+    ranked: list[str]
+    metrics: dict[str, float | None]
+    timings: dict[str, float] = field(default_factory=dict)
+    found: bool = True
+    answer_method: str = ""
+    condensed: str = ""
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"qid": self.qid, "variant": self.variant, "type": self.type, "intent": self.intent,
+                "ranked": self.ranked, "metrics": self.metrics, "timings": {k: round(v, 2) for k, v in
+                                                                           self.timings.items()},
+                "found": self.found, "answer_method": self.answer_method, "condensed": self.condensed,
+                "error": self.error}
+
+
+@dataclass(frozen=True)
+class Levels:
+    """How ranked chunks map to scored documents: doc level always, source-document level when known."""
+
+    doc_of_chunk: Callable[[str], str]
+    src_of_doc: Mapping[str, str] = field(default_factory=dict)
+
+
+def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
+                     use_llm: bool = True) -> list[Variant]:
+    """The full system first, then the naive baseline, each loaded channel alone and the three ablations."""
+    base = PipelineOptions(use_llm=use_llm, log=False)
+    out = [Variant(FULL, "full system", base)]
+    if baseline:
+        out.append(Variant(BASELINE, "naive peer: jieba + BM25Okapi over whole documents", None))
+    if not ablations:
+        return out
+    out += [Variant(f"only_{name}", f"{name} channel alone", replace(base, channels=(name,))) for name in channels]
+    out += [
+        Variant("uniform_weights", "fusion with weight 1 for every channel", replace(base, uniform_weights=True)),
+        Variant("no_gate", "corrective gate off", replace(base, gate=False)),
+        Variant("no_entity_expansion", "no entity-enhanced query", replace(base, entity_expansion=False)),
+    ]
+    return out
+
+
+def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: str, found: bool,
+          src_of_doc: Mapping[str, str] | None = None) -> dict[str, float | None]:
+    """Every per-question metric (None where the question has no gold for it)."""
+    out: dict[str, float | None] = {}
+    gold = question.gold_doc_ids
+    for k in RANK_CUTOFFS:
+        out[f"recall@{k}"] = m.recall_at_k(ranked, gold, k) if gold else None
+    out["hit@5"] = m.hit_at_k(ranked, gold, 5) if gold else None
+    out["mrr@10"] = m.mrr_at_k(ranked, gold, 10) if gold else None
+    out["ndcg@10"] = m.ndcg_at_k(ranked, gold, 10) if gold else None
+    if src_of_doc and question.gold_src_doc_ids:
+        src_ranked = m.doc_ranking(ranked, lambda d: src_of_doc.get(d, d))
+        for k in RANK_CUTOFFS:
+            out[f"src_recall@{k}"] = m.recall_at_k(src_ranked, question.gold_src_doc_ids, k)
+        out["src_mrr@10"] = m.mrr_at_k(src_ranked, question.gold_src_doc_ids, 10)
+    alternatives = question.alternatives
+    out["answer_in_context"] = float(m.contains_answer(context, alternatives)) if alternatives else None
+    out["extractive_hit"] = float(found and m.contains_answer(answer, alternatives)) if alternatives else None
+    out["not_found"] = float(not found)
+    return out
+
+
+def ranked_chunk_ids(result: Result) -> list[str]:
+    """The fused ranking of a pipeline result: trace["ranking"] when the pipeline keeps one, else the fused top-k."""
+    trace = result.trace or {}
+    if isinstance(trace.get("ranking"), list):
+        return [str(c) for c in trace["ranking"]]
+    return [str(f.get("chunk_id")) for f in trace.get("fused", []) if isinstance(f, dict)]
+
+
+def result_timings(result: Result) -> dict[str, float]:
+    """Stage timings plus each channel's own search time ("channel:bm25") and the total."""
+    timings = dict(result.timings)
+    timings["total"] = sum(result.timings.values())
+    for name, run in (result.trace.get("channels") or {}).items():
+        if isinstance(run, dict) and run.get("ms") is not None and not run.get("error"):
+            timings[f"channel:{name}"] = float(run["ms"])
+    return timings
+
+
+def gate_triggered(result: Result) -> float:
+    """1.0 when the corrective gate found the first attempt below its threshold."""
+    gate = result.trace.get("gate") or {}
+    return float(gate.get("passed") is False)
+
+
+class Runner:
+    """Runs questions through variants of the system over one loaded knowledge base."""
+
+    def __init__(self, kb: KnowledgeBase, baseline: NaiveBM25 | None, levels: Levels) -> None:
+        self.kb = kb
+        self.baseline = baseline
+        self.levels = levels
+        self.errors_shown = 0
+
+    def run_pipeline(self, question: EvalQuestion, variant: Variant) -> QuestionRecord:
+        """One question through the pipeline with the variant's options ("today" from as_of)."""
+        from lambdarag import pipeline
+
+        assert variant.options is not None
+        options = replace(variant.options, today=question.as_of or variant.options.today)
+        try:
+            result = pipeline.answer(self.kb, question.question, history=question.history, options=options)
+        except Exception as exc:  # one failing question must not lose an hour-long run; the report counts it
+            return self._failed(question, variant, exc)
+        ranked = m.doc_ranking(ranked_chunk_ids(result), self.levels.doc_of_chunk)[:KEEP_RANKED]
+        metrics = score(question, ranked, result.context, result.answer, result.found, self.levels.src_of_doc)
+        metrics["gate_triggered"] = gate_triggered(result)
+        return QuestionRecord(question.qid, variant.name, question.type, result.intent, ranked, metrics,
+                              result_timings(result), result.found, result.answer_method, result.condensed)
+
+    def run_baseline(self, question: EvalQuestion, variant: Variant, intent: str) -> QuestionRecord:
+        """One question through the naive baseline, with the context budget the pipeline has."""
+        assert self.baseline is not None
+        budget = self.kb.config.context.max_chars
+        outcome = self.baseline.answer(question.question, question.history, budget, KEEP_RANKED)
+        metrics = score(question, outcome.doc_ids, outcome.context, "", True, self.levels.src_of_doc)
+        metrics["extractive_hit"] = None  # the baseline writes no answer
+        timings = {**outcome.timings, "total": sum(outcome.timings.values())}
+        return QuestionRecord(question.qid, variant.name, question.type, intent, outcome.doc_ids, metrics,
+                              timings, True, "", question.question)
+
+    def _failed(self, question: EvalQuestion, variant: Variant, exc: Exception) -> QuestionRecord:
+        if self.errors_shown < 3:  # the first tracebacks say enough; the rest are counted
+            traceback.print_exception(exc, file=sys.stderr)
+            self.errors_shown += 1
+        metrics = score(question, [], "", "", False, self.levels.src_of_doc)
+        return QuestionRecord(question.qid, variant.name, question.type, "", [], metrics, {}, False, "error", "",
+                              f"{type(exc).__name__}: {exc}")
+
+    def run_question(self, question: EvalQuestion, variants: Sequence[Variant]) -> list[QuestionRecord]:
+        """The question through every variant; the full system runs first so the baseline shares its intent."""
+        records: list[QuestionRecord] = []
+        intent = ""
+        for variant in variants:
+            if variant.options is None:
+                if self.baseline is not None:
+                    records.append(self.run_baseline(question, variant, intent))
+                continue
+            record = self.run_pipeline(question, variant)
+            intent = intent or record.intent
+            records.append(record)
+        return records
+
+
+def run_all(runner: Runner, questions: Sequence[EvalQuestion], variants: Sequence[Variant],
+            progress: bool | None = None) -> tuple[list[QuestionRecord], float]:
+    """Every question through every variant, sequentially, with a progress bar; returns records and seconds."""
+    start = time.perf_counter()
+    bar = Progress(len(questions), progress)
+    records: list[QuestionRecord] = []
+    try:
+        for question in questions:
+            records.extend(runner.run_question(question, variants))
+            bar.update()
+    finally:
+        bar.close()
+    return records, time.perf_counter() - start
+
+
+class Progress:
+    """tqdm on a terminal (or when asked); otherwise a line on stderr every tenth of the run."""
+
+    def __init__(self, total: int, mode: bool | None) -> None:
+        self.total, self.done, self.start = total, 0, time.perf_counter()
+        self.quiet = mode is False
+        self.bar: Any = None
+        if not self.quiet and (mode is True or sys.stderr.isatty()):
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="question", desc="eval", file=sys.stderr, smoothing=0.05)
+
+    def update(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        elif not self.quiet and self.total and self.done % max(1, self.total // 10) == 0:
+            rate = self.done / max(time.perf_counter() - self.start, 1e-9)
+            print(f"[eval] {self.done}/{self.total} questions ({rate:.2f}/s)", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
