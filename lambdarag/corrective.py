@@ -16,8 +16,8 @@ from lambdarag.text import Tokenizer, keyword_overlap, normalize
 TOP_N = 3  # chunks whose text the gate compares with the query keywords
 # question, request and filler words: they carry no topic, so the core rewrite drops them
 QUESTION_WORDS = frozenset({
-    "什么", "怎么", "怎样", "如何", "多少", "哪些", "哪个", "哪里", "哪儿", "哪", "谁", "几", "是否",
-    "是不是", "能否", "能不能", "可否", "可以", "能", "需要", "要", "请问", "请", "一下", "告诉", "知道",
+    "到底", "究竟", "具体", "什么", "怎么", "怎样", "如何", "多少", "哪些", "哪个", "哪里", "哪儿", "哪", "谁",
+    "几", "是否", "是不是", "能否", "能不能", "可否", "可以", "能", "需要", "要", "请问", "请", "一下", "告诉", "知道",
     "想", "想要", "我", "我们", "你", "您", "吗", "呢", "吧", "啊", "有", "是", "在", "的", "了", "和", "与",
     "及", "或", "还是", "应该", "what", "which", "who", "how", "when", "where", "is", "are", "do", "does",
     "can", "the", "a", "an", "of", "to", "for",

@@ -24,7 +24,8 @@ def turns(*pairs: tuple[str, str]) -> list[Turn]:
     ([("财务处报账大厅的负责人是谁？", "张敏")], "她的联系电话是多少？", "张敏的联系电话是多少？", "张敏"),
     ([("什么是差旅费？", "差旅费是出差期间的交通、住宿等费用。")], "它和交通费有什么区别？",
      "差旅费和交通费有什么区别？", "差旅费"),
-    ([("财务处报账大厅的负责人是谁？", "张敏")], "那它的联系电话呢？", "财务处报账大厅的联系电话呢？", "财务处报账大厅"),
+    ([("财务处报账大厅的负责人是谁？", "张敏")], "那它的联系电话呢？", "财务处报账大厅的联系电话呢？",
+     "财务处报账大厅"),
     ([("计划财务处处长是谁", "王建国")], "他的办公室在哪", "王建国的办公室在哪", "王建国"),
     ([("《江城大学差旅费管理办法》什么时候施行？", "2023年1月1日起施行。")], "该办法的适用范围是什么？",
      "《江城大学差旅费管理办法》的适用范围是什么？", "《江城大学差旅费管理办法》"),
@@ -77,7 +78,8 @@ def test_llm_rewrites_with_history_in_the_prompt() -> None:
 
     with FakeOpenAI(chat=chat) as fake:
         llm = LLMClient(fake.base_url, "m", max_retries=0)
-        result = condense("她的电话呢？", turns(("报账大厅负责人是谁？", "张敏")), llm, prompt="历史{history}|追问{question}")
+        history = turns(("报账大厅负责人是谁？", "张敏"))
+        result = condense("她的电话呢？", history, llm, prompt="历史{history}|追问{question}")
     assert (result.question, result.method, result.error) == ("张敏的联系电话是多少？", "llm", None)
     prompt = seen[0][-1]["content"]
     assert "用户：报账大厅负责人是谁？" in prompt and "助手：张敏" in prompt and prompt.endswith("追问她的电话呢？")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from lambdarag.entities import Entity, extract_entities
 from lambdarag.errors import ServiceError
 from lambdarag.models.llm import LLMClient
+from lambdarag.query.expand import strip_courtesy
 from lambdarag.records import Turn
 
 DEFAULT_PROMPT = (
@@ -34,7 +35,6 @@ _ELLIPSIS_LEAD = re.compile(r"^(?:那么|那|还有|另外|and\s+|what about\s+|
 _PREDICATE_LEAD = re.compile(r"^(?:有|是|在|能|可以|可否|需要|要|怎么|如何|多少|几|什么|哪|何时|什么时候|成立|位于)")
 _TITLE = re.compile(r"《[^》]{1,40}》")
 _TRAILING = re.compile(r"[？?。！!，,\s]+$")
-_LEADING = re.compile(r"^(?:请问|我想知道|想问一下|想问|请告诉我|告诉我)[，,]?")
 _SUBJECT_PATTERNS = (
     re.compile(r"^(?:什么是|何为|何谓|啥是)(.{2,20})$"),
     re.compile(r"^(.{2,20}?)(?:是什么|指什么|是指什么|是啥)"),
@@ -118,7 +118,7 @@ def _rule_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | 
 def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
     """A question opening with the generic head of the previous entity: "学院的院长是谁" after 国学院."""
     entity = _antecedent(resolved, person=False)
-    body = _LEADING.sub("", question.lstrip())
+    body = strip_courtesy(question)
     if entity is None or entity in body:
         return None
     bare = entity.strip("《》")
@@ -138,7 +138,7 @@ def _resolved_history(history: Sequence[Turn]) -> list[Turn]:
 
 
 def _strip(question: str) -> str:
-    return _TRAILING.sub("", _LEADING.sub("", question.strip()))
+    return _TRAILING.sub("", strip_courtesy(question.strip()))
 
 
 def _find_pronoun(text: str) -> re.Match[str] | None:
@@ -228,8 +228,7 @@ def _drop_lead(question: str) -> str:
 
 def _prepend(question: str, entity: str) -> str:
     """"那报销期限呢？" -> "差旅费的报销期限呢？"; "有哪些专业" -> "文学院有哪些专业"."""
-    lead = re.match(r"^\s*(?:请问)?", question)
-    head = lead.group(0) if lead else ""
+    head = question[: len(question) - len(strip_courtesy(question))]
     rest = _ELLIPSIS_LEAD.sub("", question[len(head):])
     joiner = "" if rest.startswith("的") or _PREDICATE_LEAD.match(rest) else "的"
     return f"{head}{entity}{joiner}{rest}"

@@ -7,6 +7,7 @@ gets the question as is; graph and wiki get the question and match entities them
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,10 @@ from lambdarag.entities import Entity, extract_entities
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text import Tokenizer, normalize
 
+_COURTESY = re.compile(
+    r"^\s*(?:你好|您好|老师好|请问一下|请问下|请问|请教一下|请教|麻烦问一下|麻烦问下|麻烦|我想问一下|我想问|想问一下|想问|"
+    r"我想知道|想知道|我想了解|想了解|请告诉我|告诉我)[\s，,：:、!！]*"
+)
 _YEAR = re.compile(r"\d{4}")
 NO_ENTITY_EXPANSION = frozenset({"compare"})
 _EXPANDED_KINDS = frozenset({"org", "role", "person", "regulation", "place"})  # phones/dates/amounts add nothing
@@ -53,6 +58,21 @@ class Expansion:
         }
 
 
+def strip_courtesy(question: str) -> str:
+    """The question without leading courtesy phrases ("您好，请问一下…")."""
+    previous = None
+    while previous != question:
+        previous, question = question, _COURTESY.sub("", question, count=1)
+    return question
+
+
+def query_entities(question: str) -> list[Entity]:
+    """Rule entities of a question, courtesy phrases cut first ("请问财务处" has no org "问财务处")."""
+    core = strip_courtesy(question)
+    shift = len(question) - len(core)
+    return [dataclasses.replace(e, start=e.start + shift, end=e.end + shift) for e in extract_entities(core)]
+
+
 def find_synonyms(question: str, keywords: Sequence[str], table: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """Synonym groups the question touches, both ways: a term brings its synonyms, a synonym its term."""
     text = normalize(question)
@@ -78,7 +98,7 @@ def expand_query(
     entity_expansion: bool = True,
 ) -> Expansion:
     """Per-channel queries for ``question`` under ``intent``, relative to ``today`` for temporal phrases."""
-    entities = extract_entities(question)
+    entities = query_entities(question)
     scope = time_scope(question, today)
     keywords = tokenizer.keywords(question)
     if scope is not None and not _YEAR.search(scope.phrase):

@@ -1,0 +1,281 @@
+"""Retrieval on a real tmp domain and with tiny in-test channels: loading, parallel = sequential, budgets, the gate."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+import time
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+
+from lambdarag.channels import bm25, vector
+from lambdarag.config_schema import Config
+from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.errors import IndexMismatchError
+from lambdarag.fusion import recency_boost, table_boost, weighted_rrf
+from lambdarag.ingest.build import extract_domain
+from lambdarag.ingest.settings import IngestSettings
+from lambdarag.ingest.store import load_chunks
+from lambdarag.knowledge import KnowledgeBase
+from lambdarag.query.expand import Expansion, expand_query
+from lambdarag.query.temporal import TimeScope
+from lambdarag.records import Chunk, Hit, PipelineOptions
+from lambdarag.retrieve import channel_pool, fuse, retrieval_trace, retrieve, run_channels
+from lambdarag.text import Tokenizer
+
+TODAY = date(2026, 3, 1)
+DIM = 64
+RAW = {
+    "差旅费管理办法.md": "# 差旅费管理办法\n\n## 住宿费\n\n出差人员住宿费标准为每人每天500元，超出部分自理。\n\n"
+                    "## 报销\n\n差旅费须在出差结束后30日内到报账大厅报销，附发票原件。\n",
+    "财务处联系方式.md": "# 财务处联系方式\n\n## 报账大厅\n\n报账大厅位于行政楼一层，负责人张敏，"
+                    "联系电话027-88886666。\n\n## 预算科\n\n预算科隶属财务处，负责年度预算编制。\n",
+    "收费标准.md": "# 收费标准\n\n## 学费\n\n| 专业 | 学费（元/年） |\n| --- | --- |\n"
+                "| 文科 | 5000 |\n| 理科 | 5500 |\n",
+    "通知.md": "# 2025年财务通知\n\n2025年9月1日起，报销统一使用网上预约系统。\n\n"
+             "# 2021年财务通知\n\n2021年3月起，报账大厅延长工作时间。\n",
+}
+INSTANCE = (
+    "embedding:\n  backend: openai\n  base_url: '{url}'\n  model: char-bag\n  dim: 64\n  max_retries: 0\n"
+    "  timeout_s: 5\n  query_prefix: ''\n  passage_prefix: ''\n"
+    "retrieval:\n  channels:\n    graph: {{timeout_s: 0.3}}\n"
+)
+
+
+def char_bag(text: str) -> list[float]:
+    """Deterministic stand-in embedding: characters hashed into DIM buckets."""
+    values = [0.0] * DIM
+    for ch in text:
+        if ch.isalnum():
+            values[int(hashlib.md5(ch.encode("utf-8")).hexdigest(), 16) % DIM] += 1.0
+    return values
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(embed=char_bag, dim=DIM) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def domain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Domain:
+    base = tmp_path_factory.mktemp("kb")
+    domain = init_domain("finance", base)
+    domain.instance_file.write_text(INSTANCE.format(url=fake.base_url), encoding="utf-8")
+    domain = open_domain("finance", base)
+    for name, text in RAW.items():
+        (domain.raw_dir / name).write_text(text, encoding="utf-8")
+    settings = IngestSettings(**dataclasses.asdict(domain.config.ingest))
+    extract_domain(domain.raw_dir, domain.processed_dir, settings, progress=False, workers=0)
+    chunks = load_chunks(domain.processed_dir)
+    bm25.build(domain, chunks, progress=False)
+    vector.build(domain, chunks, progress=False)
+    return domain
+
+
+@pytest.fixture(scope="module")
+def kb(domain: Domain) -> KnowledgeBase:
+    return KnowledgeBase.load(domain)
+
+
+def expand(kb: KnowledgeBase, question: str, intent: str) -> Expansion:
+    return expand_query(question, intent, kb.config, kb.tokenizer, TODAY)
+
+
+def chunk_with(kb: KnowledgeBase, text: str) -> str:
+    return next(c.chunk_id for c in kb.chunks.values() if text in c.text)
+
+
+def test_load_records_missing_channels_without_failing(kb: KnowledgeBase) -> None:
+    assert set(kb.channels) == {"bm25", "vector"}
+    assert set(kb.channel_errors) == {"graph", "wiki"}  # enabled but not built (or not written yet)
+    health = kb.health()
+    assert health["ok"] and health["degraded"]
+    assert health["channels"]["bm25"] == health["channels"]["vector"] == "loaded"
+    assert (health["llm"], health["chunks"]) == ("disabled", len(kb.chunks))
+    assert kb.tokenizer is kb.channels["bm25"].tokenizer  # type: ignore[attr-defined]
+
+
+def test_load_without_chunks_says_which_command_builds(tmp_path: Path) -> None:
+    empty = init_domain("empty", tmp_path)
+    with pytest.raises(IndexMismatchError, match="no extracted chunks") as info:
+        KnowledgeBase.load(empty)
+    assert "lambdarag build --domain empty" in str(info.value)
+
+
+def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: KnowledgeBase) -> None:
+    question = "报账大厅的联系电话是多少？"
+    r = retrieve(kb, question, expand(kb, question, "person"), "person", PipelineOptions())
+    assert r.fused[0].chunk_id == chunk_with(kb, "027-88886666")
+    assert r.weights == {"bm25": 0.8, "vector": 0.5}  # the person intent's weights, answering channels only
+    assert r.gate.passed and r.gate.kept == "first" and len(r.gate.attempts) == 1
+    trace = retrieval_trace(r)
+    assert trace["channels"]["bm25"]["query"].startswith(question)
+    assert trace["channels"]["vector"]["query"] == question
+    assert trace["channels"]["bm25"]["candidates"] > 0 and trace["channels"]["bm25"]["error"] is None
+    assert trace["channels"]["graph"]["error"].startswith("not loaded:")
+    assert trace["fused"][0]["chunk_id"] == r.fused[0].chunk_id
+    assert trace["gate"]["overlap"] >= 0.3
+
+
+def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[str]:
+    """The same fusion computed one channel after another, without the pool."""
+    settings = kb.config.retrieval
+    rankings = {n: kb.channels[n].search(exp.query_for(n), settings.channels[n].top_k) for n in ("vector", "bm25")}
+    weights = dict(kb.config.intents.classes[intent].weights)
+    fused = weighted_rrf(rankings, weights, settings.rrf_k)
+    if intent == "data":
+        fused = table_boost(fused, kb.chunks, settings.table_boost)
+    if intent == "temporal":
+        fused = recency_boost(fused, kb.chunks, exp.time_scope, settings.recency_boost)
+    return [f.chunk_id for f in fused[: settings.final_top_k]]
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("差旅费住宿标准是多少", "fact"),
+    ("文科学费是多少", "data"),
+    ("最新的报销通知", "temporal"),
+    ("预算科隶属于哪个部门", "relation"),
+])
+def test_parallel_ranking_equals_sequential(kb: KnowledgeBase, question: str, intent: str) -> None:
+    exp = expand(kb, question, intent)
+    for _ in range(3):
+        outcome = fuse(kb, run_channels(kb, exp, PipelineOptions()), intent, exp, PipelineOptions())
+        assert [f.chunk_id for f in outcome.fused] == sequential_ranking(kb, exp, intent)
+
+
+def test_data_and_temporal_boosts_apply(kb: KnowledgeBase) -> None:
+    exp = expand(kb, "文科学费是多少", "data")
+    data = fuse(kb, run_channels(kb, exp, PipelineOptions()), "data", exp, PipelineOptions())
+    table = chunk_with(kb, "5000")
+    assert kb.chunks[table].is_table and data.fused[0].chunk_id == table and data.fused[0].boosts == {"table": 0.3}
+    exp = expand(kb, "最新的报销通知", "temporal")
+    assert exp.time_scope == TimeScope(None, None, True, "最新")
+    temporal = fuse(kb, run_channels(kb, exp, PipelineOptions()), "temporal", exp, PipelineOptions())
+    newest = {f.chunk_id: f.boosts.get("recency") for f in temporal.fused}
+    assert newest[chunk_with(kb, "2025年9月1日")] == pytest.approx(0.3)
+
+
+def test_uniform_weights_and_channel_selection(kb: KnowledgeBase) -> None:
+    exp = expand(kb, "差旅费报销期限", "process")
+    options = PipelineOptions(channels=("bm25",), uniform_weights=True)
+    runs = run_channels(kb, exp, options)
+    assert list(runs) == ["bm25"]
+    assert fuse(kb, runs, "process", exp, options).weights == {"bm25": 1.0}
+
+
+# --- tiny in-test channels (implementations of the Channel protocol, not mocks) ------------------
+
+@dataclasses.dataclass
+class ListChannel:
+    """Returns a fixed ranking, or another one for queries containing a marker."""
+
+    name: str
+    ids: list[str]
+    on_marker: list[str] | None = None
+    marker: str = " "
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        ids = self.on_marker if self.on_marker is not None and self.marker in query else self.ids
+        return [Hit(cid, 1.0 / n, n, self.name) for n, cid in enumerate(ids[:k], start=1)]
+
+
+class FailingChannel:
+    name = "wiki"
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        raise RuntimeError("wiki pages unreadable")
+
+
+class SlowChannel:
+    """Blocks until released (or 10 s), far beyond its 0.3 s budget."""
+
+    name = "graph"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        self.release.wait(10)
+        return [Hit("a#0", 1.0, 1, self.name)]
+
+
+TEXTS = {"a#0": "差旅费住宿标准每天500元", "b#0": "图书馆开放时间", "c#0": "宿舍管理规定", "d#0": "差旅费报销流程"}
+
+
+def small_kb(domain: Domain, channels: dict[str, object], config: Config | None = None) -> KnowledgeBase:
+    chunks = {cid: Chunk(cid, cid[0], cid[0], cid[0], text) for cid, text in TEXTS.items()}
+    return KnowledgeBase(domain=domain, config=config or domain.config, chunks=chunks,
+                         channels=channels, channel_errors={}, tokenizer=Tokenizer(), llm=None,  # type: ignore[arg-type]
+                         loaded_at=time.time())
+
+
+def test_failed_and_slow_channels_are_left_out_with_the_reason(domain: Domain) -> None:
+    slow = SlowChannel()
+    good = {"bm25": ListChannel("bm25", ["a#0", "b#0", "zz#9"]), "vector": ListChannel("vector", ["b#0", "c#0"])}
+    kb = small_kb(domain, {**good, "graph": slow, "wiki": FailingChannel()})
+    exp = Expansion("差旅费 标准", "差旅费标准", "差旅费标准", "差旅费标准", keywords=["差旅费", "标准"])
+    try:
+        runs = run_channels(kb, exp, PipelineOptions())
+    finally:
+        slow.release.set()
+    assert list(runs) == ["bm25", "vector", "graph", "wiki"]  # config order, whatever finished first
+    assert runs["graph"].error == "timed out after 0.3s budget" and runs["graph"].hits == []
+    assert runs["wiki"].error == "RuntimeError: wiki pages unreadable"
+    outcome = fuse(kb, runs, "fact", exp, PipelineOptions())
+    assert set(outcome.weights) == {"bm25", "vector"}
+    expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 0.5}, 60)
+    assert outcome.fused == [f for f in expected if f.chunk_id != "zz#9"]  # unknown (stale) ids dropped
+
+
+def test_not_loaded_and_unknown_channels_are_reported(domain: Domain) -> None:
+    kb = small_kb(domain, {"bm25": ListChannel("bm25", ["a#0"])})
+    kb.channel_errors["vector"] = "vector index is missing"
+    exp = Expansion("q", "q", "q", "q")
+    runs = run_channels(kb, exp, PipelineOptions(channels=("bm25", "vector", "sparse")))
+    assert runs["vector"].error == "not loaded: vector index is missing"
+    assert runs["sparse"].error is not None and runs["sparse"].error.startswith("unknown channel")
+    assert [h.chunk_id for h in runs["bm25"].hits] == ["a#0"]
+
+
+def test_gate_retries_with_the_core_rewrite_and_keeps_the_better(domain: Domain) -> None:
+    # the first attempt ranks unrelated chunks; the rewrite (space-separated core terms) finds the right one
+    channel = ListChannel("bm25", ["b#0", "c#0"], on_marker=["a#0", "d#0"])
+    kb = small_kb(domain, {"bm25": channel})
+    question = "请问差旅费的住宿标准到底是多少呢"
+    exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
+    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
+    gate = r.gate
+    assert not gate.passed and gate.kept == "retry" and gate.rewritten is not None
+    assert gate.retry_overlap is not None and gate.retry_overlap > gate.attempts[0]["overlap"]
+    assert [a["top"][0] for a in gate.attempts] == ["b#0", "a#0"]
+    assert r.fused[0].chunk_id == "a#0" and "retried, better" in gate.reason
+    assert retrieval_trace(r)["gate"]["attempts"][1]["query"].startswith(gate.rewritten)
+
+
+def test_gate_keeps_the_first_when_the_retry_is_not_better(domain: Domain) -> None:
+    kb = small_kb(domain, {"bm25": ListChannel("bm25", ["b#0", "c#0"])})
+    question = "请问差旅费的住宿标准到底是多少呢"
+    exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
+    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
+    assert (r.gate.kept, len(r.gate.attempts), r.fused[0].chunk_id) == ("first", 2, "b#0")
+    assert "not better" in r.gate.reason
+
+
+def test_gate_off_makes_one_attempt(domain: Domain) -> None:
+    channel = ListChannel("bm25", ["b#0"], on_marker=["a#0"])
+    kb = small_kb(domain, {"bm25": channel})
+    question = "请问差旅费的住宿标准到底是多少呢"
+    exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
+    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",), gate=False))
+    assert len(r.gate.attempts) == 1 and r.gate.rewritten is None and r.gate.reason.startswith("gate disabled")
+    assert r.fused[0].chunk_id == "b#0"
+
+
+def test_one_pool_per_process() -> None:
+    assert channel_pool() is channel_pool()
