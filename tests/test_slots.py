@@ -84,7 +84,7 @@ def test_person_rules_fall_back_to_prose_with_a_phone(config: Config) -> None:
 def test_process_rules_collect_steps_materials_where_and_basis(config: Config) -> None:
     slots = fill_slots("process", "差旅费怎么报销？需要什么材料？", [STEPS, MATERIALS, BASIS], None, config).slots
     assert slots["steps"][0].startswith("出差前") and len(slots["steps"]) == 4
-    assert slots["materials"] == ["出差审批单", "住宿费发票"]
+    assert slots["materials"] == ["出差审批单（审批签字齐全）", "住宿费发票（须附住宿明细清单）"]
     assert "2号窗口" in slots["where"]
     assert slots["basis"] == ["《江城大学国内差旅费管理办法》"]
     assert any("30天" in c for c in slots["conditions"])

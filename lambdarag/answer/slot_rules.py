@@ -38,6 +38,8 @@ _PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室"
 _PLACE = re.compile(r"[^，,。；;、\s]{0,8}?(?:\d+号窗口|报账大厅|[^，,。；;、\s]{1,6}楼[^，,。；;、\s]{1,6}室)")
 _PROCESS_SECTION = re.compile(r"流程|步骤|程序|办理|操作")
 _MATERIAL_SECTION = re.compile(r"材料|附件|需提供|须提供|清单")
+_CONDITION_SECTION = re.compile(r"条件|适用|对象|范围|要求")
+_OTHER_LIST_SECTION = re.compile(r"条件|适用|对象|范围|材料|清单|附件")
 
 # Header words that say which person slot a column holds; checked in order (e-mail before phone,
 # because "联系方式 / 电子邮箱" holds both words).
@@ -50,6 +52,7 @@ PERSON_HEADERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("office", ("办公室", "办公地点", "地点", "窗口", "office")),
     ("duties", ("职责", "业务范围", "分工", "负责事项", "duties")),
 )
+CONTACT_BONUS = 2.0  # per contact field (phone, e-mail) a table row carries
 PERSON_FIELDS = ("name", "title", "department", "phone", "email", "office", "duties")
 
 
@@ -72,7 +75,8 @@ def _person_columns(table: ParsedTable) -> dict[int, str]:
 
 
 def _person_from_tables(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str, Any] | None:
-    best: tuple[float, dict[str, Any]] | None = None
+    """The best matching person row; rows of other tables naming the same person fill its gaps."""
+    rows: list[tuple[float, dict[str, Any]]] = []
     for chunk in evidence:
         table = parse_table(chunk.text)
         if table is None:
@@ -81,9 +85,26 @@ def _person_from_tables(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str
         if "name" not in columns.values() or not {"phone", "email", "duties", "office"} & set(columns.values()):
             continue
         index, score = best_row(table, wanted)
-        if index >= 0 and (best is None or score > best[0]):
-            best = (score, _row_person(table.rows[index], columns, chunk.chunk_id))
-    return best[1] if best else None
+        if index < 0:
+            continue
+        person = _row_person(table.rows[index], columns, chunk.chunk_id)
+        # a directory row with phone and e-mail answers more than an organisation chart row
+        rows.append((score + CONTACT_BONUS * len({"phone", "email"} & set(person)), person))
+        rows.extend((0.0, _row_person(r, columns, chunk.chunk_id)) for r in table.rows)
+    if not rows or max(score for score, _ in rows) <= 0:
+        return None
+    best = max(rows, key=lambda t: t[0])[1]
+    for _, other in rows:
+        if other is not best and other.get("name") == best.get("name"):
+            _fill_gaps(best, other)
+    return best
+
+
+def _fill_gaps(person: dict[str, Any], other: dict[str, Any]) -> None:
+    for key in PERSON_FIELDS:
+        if key in other and key not in person:
+            person[key] = other[key]
+            person["sources"][key] = other["sources"][key]
 
 
 def _row_person(row: tuple[str, ...], columns: dict[int, str], chunk_id: str) -> dict[str, Any]:
@@ -116,7 +137,7 @@ def _person_from_prose(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str,
         return None
     _, segment, chunk_id = best
     slots: dict[str, Any] = {}
-    name = _NAME_BEFORE_PHONE.search(segment) or _NAME_AFTER_ROLE.search(segment)
+    name = _NAME_AFTER_ROLE.search(segment) or _NAME_BEFORE_PHONE.search(segment)
     if name:
         slots["name"] = name.group(1)
     if phone := PHONE.search(segment):
@@ -131,7 +152,7 @@ def _person_from_prose(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str,
 def process_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
     """Ordered steps, conditions, required materials, where to apply and the policy basis."""
     wanted = question_grams(question)
-    pool = _same_document_first(evidence)
+    pool = _procedure_chunks(evidence)
     slots: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for name, finder in (("steps", _steps), ("materials", _materials), ("conditions", _conditions),
@@ -145,54 +166,81 @@ def process_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
     return slots
 
 
-def _same_document_first(evidence: Sequence[Chunk]) -> list[Chunk]:
-    """The top chunk's document first (a procedure's steps and materials sit in sibling chunks)."""
+def _procedure_chunks(evidence: Sequence[Chunk]) -> list[Chunk]:
+    """The chunks of the one document the procedure comes from, in fused order.
+
+    That document is the first whose chunk sits in a 流程/步骤/材料 section or holds a numbered list;
+    mixing steps of one procedure with materials of another would mislead, so other documents are left out.
+    """
     if not evidence:
         return []
-    top = evidence[0].doc_id
-    return [c for c in evidence if c.doc_id == top] + [c for c in evidence if c.doc_id != top]
+    anchor = next((c.doc_id for c in evidence if _PROCESS_SECTION.search(_section(c))
+                   or _MATERIAL_SECTION.search(_section(c)) or len(_numbered(c.text)) >= 2), evidence[0].doc_id)
+    return [c for c in evidence if c.doc_id == anchor]
 
 
 def _numbered(text: str) -> list[str]:
     return [_STEP.sub("", line).strip() for line in text.splitlines() if _STEP.match(line) and _STEP.sub("", line)]
 
 
+def _section(chunk: Chunk) -> str:
+    """The chunk's own heading ("" for a document's preamble, whose breadcrumb is only the title)."""
+    return chunk.breadcrumb.rsplit(">", 1)[-1].strip() if ">" in chunk.breadcrumb else ""
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
 def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
+    """Numbered lines of a procedure chunk; in a 流程/步骤 section, its lines (Word lists lose their numbers)."""
     for chunk in pool:
-        if _MATERIAL_SECTION.search(chunk.breadcrumb.rsplit(">", 1)[-1]):
+        if _MATERIAL_SECTION.search(_section(chunk)) or parse_table(chunk.text) is not None:
             continue
+        items = _numbered(chunk.text) or _lines(chunk.text)
+        if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)):
+            return items, chunk.chunk_id
+    for chunk in pool:  # no procedure section: a numbered list of three or more outside 条件/材料 sections
         items = _numbered(chunk.text)
-        if len(items) >= 2 and (_PROCESS_SECTION.search(chunk.breadcrumb) or len(items) >= 3):
+        if len(items) >= 3 and not _OTHER_LIST_SECTION.search(_section(chunk)):
             return items, chunk.chunk_id
     return [], ""
 
 
 def _materials(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
+    """Items of a 材料 section: a table's name column, a numbered list, else its lines."""
     for chunk in pool:
-        if not _MATERIAL_SECTION.search(chunk.breadcrumb.rsplit(">", 1)[-1]):
+        if not _MATERIAL_SECTION.search(_section(chunk)):
             continue
         table = parse_table(chunk.text)
         if table is not None:
             named = [i for i, h in enumerate(table.header) if "名称" in h] or [
                 i for i, h in enumerate(table.header) if "材料" in h and "类" not in h]
             col = named[0] if named else label_column(table)
-            items = [r[col] for r in table.rows if col < len(r) and r[col]]
+            note = next((i for i, h in enumerate(table.header) if "说明" in h or "备注" in h), -1)
+            items = [f"{r[col]}（{r[note]}）" if 0 <= note < len(r) and r[note] else r[col]
+                     for r in table.rows if col < len(r) and r[col]]
         else:
-            items = _numbered(chunk.text) or [s for s in _segments(chunk.text) if len(s) <= 60]
-        if items:
+            items = _numbered(chunk.text) or [x for x in _lines(chunk.text) if len(x) <= 60]
+        if len(items) >= 2:  # a lone line is a table caption or a heading, not a list of materials
             return list(dict.fromkeys(items)), chunk.chunk_id
     return [], ""
 
 
 def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
+    """The list of a 条件/适用 section, else up to three sentences with 须/不得/超过… that match the question."""
+    for chunk in pool:
+        items = _numbered(chunk.text)
+        if len(items) >= 2 and _CONDITION_SECTION.search(_section(chunk)):
+            return items, chunk.chunk_id
     scored: list[tuple[float, str, str]] = []
     for chunk in pool[:3]:
         for segment in _segments(chunk.text):
-            if _CONDITION.search(segment) and not _STEP.match(segment) and len(segment) <= 120:
+            if _CONDITION.search(segment) and not _STEP.match(segment) and len(segment) <= 120 and "|" not in segment:
                 scored.append((match_score(wanted, segment), segment, chunk.chunk_id))
     scored.sort(key=lambda t: -t[0])
-    top = [s for s in scored[:3] if s[0] > 0]
-    return [s[1] for s in top], top[0][2] if top else ""
+    top = [x for x in scored[:3] if x[0] > 0]
+    return [x[1] for x in top], top[0][2] if top else ""
 
 
 def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:

@@ -34,7 +34,7 @@ RULES: dict[str, Callable[[str, Sequence[Chunk]], dict[str, Any]]] = {
     "process": process_slots,
     "data": data_slots,
 }
-EVIDENCE_CHUNKS = 5  # top evidence chunks the slot filler reads
+EVIDENCE_CHUNKS = 8  # top evidence chunks the slot filler reads (the default fused top-k)
 PROMPT_CONTEXT_CHARS = 2500
 
 
