@@ -152,6 +152,10 @@ def test_progress_lines_when_not_on_a_terminal(domain: Domain, capsys: pytest.Ca
     err = capsys.readouterr().err
     assert "0 passages cached, 12 to embed" in err
     assert "12/12 passages embedded (" in err and "/s" in err
+    changed = {name: (title, body + "。") for name, (title, body) in many.items()}
+    vector.build(domain, make_chunks(changed), progress=True)  # forced bar: tqdm's rate and ETA
+    err = capsys.readouterr().err
+    assert "12/12" in err and "passage/s" in err
 
 
 def test_mismatched_model_dim_or_prefix_is_refused_with_the_rebuild_command(domain: Domain, fake: FakeOpenAI) -> None:

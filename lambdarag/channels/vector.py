@@ -49,7 +49,8 @@ NAME = "vector"
 FORMAT_VERSION = 1
 CACHE_DIR = ".vector-cache"
 CACHE_FILE = "embeddings.bin"
-LOG_EVERY = 10  # batches between progress lines when stderr is not a terminal
+LOG_EVERY = 10  # batches between progress lines when stderr is not a terminal...
+LOG_INTERVAL_S = 30.0  # ...or seconds, whichever comes first (a local batch can take half a minute)
 COPY_ROWS = 8192  # rows copied at a time into vectors.npy, so a 100k index never sits twice in memory
 
 
@@ -149,11 +150,11 @@ class EmbeddingCache:
 
 
 class _Progress:
-    """tqdm with rate and ETA on a terminal; otherwise a log line every LOG_EVERY batches."""
+    """tqdm with rate and ETA on a terminal; otherwise a log line every LOG_EVERY batches or LOG_INTERVAL_S."""
 
     def __init__(self, total: int, mode: bool | None, label: str) -> None:
         self.total, self.done, self.batches, self.label = total, 0, 0, label
-        self.start = time.monotonic()
+        self.start = self.last_line = time.monotonic()
         self.lines = mode is not False
         self.bar = None
         if mode is not False and total and (mode is True or sys.stderr.isatty()):
@@ -166,8 +167,10 @@ class _Progress:
         self.batches += 1
         if self.bar is not None:
             self.bar.update(n)
-        elif self.lines and (self.batches % LOG_EVERY == 0 or self.done == self.total):
+        elif self.lines and (self.batches % LOG_EVERY == 0 or self.done == self.total
+                             or time.monotonic() - self.last_line >= LOG_INTERVAL_S):
             self.say(self.status())
+            self.last_line = time.monotonic()
 
     def status(self) -> str:
         elapsed = time.monotonic() - self.start
