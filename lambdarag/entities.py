@@ -62,9 +62,10 @@ class Relation:
 _RUN = re.compile(f"[{CJK}]+")
 _SUFFIX_RE = re.compile("|".join(sorted(map(re.escape, SUFFIXES), key=len, reverse=True)))
 _SPLIT_RE = re.compile("|".join(sorted(map(re.escape, SPLIT_WORDS), key=len, reverse=True)))
-_ROLE_RE = re.compile(f"(?:{'|'.join(ROLES)})(?!部门|单位|领导|机关|校领导)")
+# 主管 is a role only on its own (张敏（主管）); before a word it is the verb (主管报账大厅).
+_ROLE_RE = re.compile(f"(?:{'|'.join(ROLES)})(?!部门|单位|领导|机关|校领导)".replace("主管", f"主管(?![{CJK}])"))
 _REGULATION = re.compile(r"《([^《》\n]{1,80})》")
-_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _PHONE = re.compile(
     r"(?<![\d-])(?:\(0\d{2,3}\)\s?\d{7,8}|0\d{2,3}[-－]\d{7,8}|400[-－]?\d{3}[-－]?\d{4}|1[3-9]\d{9}|[2-8]\d{6,7})"
     r"(?:\s?(?:转|分机|ext\.?)\s?\d{1,5})?(?![\d.%元万年月日号])"
@@ -81,7 +82,7 @@ _AMOUNT = re.compile(
     r"|(?<![\d.])\d+(?:\.\d+)?\s?[%％]"
     r"|百分之[零一二三四五六七八九十百点]+"
 )
-_ROOM = re.compile(r"(?<![\w])[A-Za-z]?\d{2,5}(?:室|房间)")
+_ROOM = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]?\d{2,5}(?:室|房间)")
 _FLOOR_AFTER = re.compile(r"(?:[\d一二三四五六七八九十]{1,3}(?:楼|层))?(?:[A-Za-z]?\d{1,5}(?:室|房间))?")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 
@@ -90,8 +91,8 @@ DOC_NUMBER = "〔[［"
 _ORDINAL = re.compile(r"第?[\d一二三四五六七八九十百千两几多]+[个项位门次名届]?")
 
 # Priority when spans overlap: the earlier kind wins, then the longer span.
-_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "role": 5, "person": 6,
-             "org": 7, "place": 8}
+_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "org": 5, "place": 6,
+             "role": 7, "person": 8}
 
 
 # --- Extraction -----------------------------------------------------------------------------------
@@ -273,7 +274,8 @@ def _name_before(text: str, pos: int, bracketed_only: bool) -> tuple[int, int] |
         word = text[start:end]
         if start < 0 or not re.fullmatch(f"[{CJK}]+", word) or any(ch in NAME_STOP for ch in word[1:]):
             continue
-        if _surname_at(text, start) and (size == 2 or not _surname_at(text, start + 1)):
+        compound = text[start:start + 2] in COMPOUND_SURNAMES
+        if _surname_at(text, start) and (size == 2 or compound or not _surname_at(text, start + 1)):
             return start, end
     return None
 
@@ -368,7 +370,10 @@ def _apply(
         return _based_on(earlier, after, subject)
     if rel == "responsible_for":
         actor = next((a for kind in _ACTORS if (a := _nearest(topic, (kind,), True))), None)
-        return _pair(rel, actor, _nearest(after, ("org", "regulation", "place"), False))
+        target = _nearest(after, ("org", "regulation", "place"), False)
+        if target is None and actor is not None:  # 本办法由财务处负责解释: what the actor is responsible for came first
+            target = _nearest([e for e in before if e.end <= actor.start], ("regulation",), True)
+        return _pair(rel, actor, target)
     if rel == "issued_by":
         return _issued_by(earlier, before, after)
     if rel == "contact":
@@ -413,12 +418,13 @@ def _contact(topic: Sequence[Entity], after: Sequence[Entity]) -> list[Relation]
 
 
 def _revises(rel: str, earlier: Sequence[Entity], after: Sequence[Entity], subject: str | None) -> list[Relation]:
-    old = _nearest(earlier, ("regulation",), last=True)
+    """《A》修订《B》 → A revises B; 《B》同时废止 / 废止《B》 in a document → the document repeals B."""
+    old = _nearest(after, ("regulation",), last=False)
+    newer = _nearest(earlier, ("regulation",), last=True)
     if old is None:
-        return []
-    newer = _nearest(after, ("regulation",), last=False)
+        old, newer = newer, None
     name = newer.name if newer else subject
-    return [Relation(name, rel, old.name, 1.0)] if name and name != old.name else []
+    return [Relation(name, rel, old.name, 1.0)] if old and name and name != old.name else []
 
 
 def _role_relations(sentence: str, ents: Sequence[Entity]) -> list[Relation]:
