@@ -217,6 +217,7 @@ def test_cache_compacts_stale_records_and_refuses_a_second_builder(tmp_path: Pat
     rng = np.random.default_rng(3)
     cache = vector.EmbeddingCache(tmp_path / "cache", 8)
     keys = [hashlib.sha256(str(i).encode()).digest() for i in range(1100)]
+    nul_ended = next(i for i, key in enumerate(keys[10:], 10) if key.endswith(b"\0"))  # must survive a round trip
     vectors = rng.normal(size=(1100, 8)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with cache.opened():
@@ -224,11 +225,12 @@ def test_cache_compacts_stale_records_and_refuses_a_second_builder(tmp_path: Pat
         rival = vector.EmbeddingCache(cache.folder, 8)
         with pytest.raises(LambdaRAGError, match="another vector build"), rival.opened():
             pass
-        cache.compact(set(keys[:10]))
-    assert cache.path.stat().st_size == 10 * cache.dtype.itemsize
+        cache.compact({*keys[:10], keys[nul_ended]})
+    assert cache.path.stat().st_size == 11 * cache.dtype.itemsize
     with vector.EmbeddingCache(cache.folder, 8).opened() as reopened:
         np.testing.assert_allclose(reopened.records()["vec"][reopened.rows[keys[3]]], vectors[3])
-        assert len(reopened.rows) == 10
+        np.testing.assert_allclose(reopened.records()["vec"][reopened.rows[keys[nul_ended]]], vectors[nul_ended])
+        assert len(reopened.rows) == 11
 
 
 REAL_CHUNKS = {

@@ -77,12 +77,13 @@ def embedding_params(backend: str, model: str, dim: int, cfg: EmbeddingConfig) -
 
 
 class EmbeddingCache:
-    """Append-only file of fixed-size records (32-byte key, dim float32) for one backend/model/dim."""
+    """Append-only file of fixed-size records (32-byte sha256 key, dim float32) for one backend/model/dim."""
 
     def __init__(self, folder: Path, dim: int) -> None:
         self.folder = folder
         self.path = folder / CACHE_FILE
-        self.dtype = np.dtype([("key", "S32"), ("vec", "<f4", (dim,))])
+        # keys as raw bytes: an "S32" field would drop a digest's trailing NUL bytes on read
+        self.dtype = np.dtype([("key", "u1", (32,)), ("vec", "<f4", (dim,))])
         self.rows: dict[bytes, int] = {}
 
     @staticmethod
@@ -118,7 +119,7 @@ class EmbeddingCache:
             # stored vectors are unit length; anything else is a record damaged by a crash
             valid = np.abs(np.linalg.norm(block["vec"], axis=1) - 1.0) < 1e-3
             for offset in np.flatnonzero(valid):
-                self.rows[bytes(block["key"][offset])] = start + int(offset)
+                self.rows[block["key"][offset].tobytes()] = start + int(offset)
 
     def records(self) -> np.ndarray:
         """All records, memory-mapped (empty when the cache is new)."""
@@ -129,7 +130,7 @@ class EmbeddingCache:
     def append(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
         """Add one finished batch; a single write, so a kill leaves at most one torn record."""
         block = np.empty(len(keys), dtype=self.dtype)
-        block["key"] = keys
+        block["key"] = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
         block["vec"] = vectors
         start = self.path.stat().st_size // self.dtype.itemsize if self.path.exists() else 0
         with open(self.path, "ab") as out:
@@ -146,7 +147,7 @@ class EmbeddingCache:
         tmp = self.path.with_suffix(".tmp")
         records[keep].tofile(tmp)
         os.replace(tmp, self.path)
-        self.rows = {bytes(records[r]["key"]): i for i, r in enumerate(keep)}
+        self.rows = {records[r]["key"].tobytes(): i for i, r in enumerate(keep)}
 
 
 class _Progress:
