@@ -31,22 +31,25 @@ _NUMERIC_MONTH = re.compile(r"(?<![\d./-])(\d{4})[-/](\d{1,2})(?![\d/-])")
 # 2023-2024学年 / 2022至2023年度: both years
 _YEAR_RANGE = re.compile(r"(?<![\d.])(\d{4})\s*[-–—~～至到]\s*(\d{4})(?=\s*(?:学年|年度|财年|年))")
 
+_FULLWIDTH_DIGIT = re.compile("[０-９]")
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
 def find_dates(text: str) -> tuple[str, ...]:
     """Normalised dates mentioned in ``text``, sorted and unique."""
-    text = text.translate(_FULLWIDTH_DIGITS)
+    if _FULLWIDTH_DIGIT.search(text):
+        text = text.translate(_FULLWIDTH_DIGITS)
     found: set[str] = set()
-    for match in _CN_DATE.finditer(text):
-        _add(found, match.group(1), match.group(2), match.group(3))
-    for match in _CN_NUMERAL_DATE.finditer(text):
-        _add(found, _cn_year(match.group(1)), _cn_small(match.group(2)), _cn_small(match.group(3)))
+    if "年" in text:
+        for match in _CN_DATE.finditer(text):
+            _add(found, match.group(1), match.group(2), match.group(3))
+        for match in _CN_NUMERAL_DATE.finditer(text):
+            _add(found, _cn_year(match.group(1)), _cn_small(match.group(2)), _cn_small(match.group(3)))
+        for match in _YEAR_RANGE.finditer(text):
+            _add(found, match.group(1), None, None)
+            _add(found, match.group(2), None, None)
     for match in _NUMERIC_DATE.finditer(text):
         _add(found, match.group(1), match.group(3), match.group(4))
-    for match in _YEAR_RANGE.finditer(text):
-        _add(found, match.group(1), None, None)
-        _add(found, match.group(2), None, None)
     for match in _NUMERIC_MONTH.finditer(text):
         _add(found, match.group(1), match.group(2), None)
     return tuple(sorted(found))

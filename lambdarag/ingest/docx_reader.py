@@ -23,6 +23,7 @@ _HEADING_NAME = re.compile(r"^(heading|标题)\s*([1-9])$", re.IGNORECASE)
 _SKIP_IN_TEXT = frozenset({_MC_FALLBACK, f"{_W}pPr", f"{_W}rPr", f"{_W}del", f"{_W}instrText"})
 _TOC_NAME = re.compile(r"^(toc ?\d|toc heading|目录 ?\d*)$")
 _MAX_HEADING_CHARS = 120
+LIST_STYLE = -2
 
 
 def extract_docx(path: Path, doc_id: str, source: str) -> list[Document]:
@@ -60,14 +61,20 @@ def _open(path: Path) -> Any:
 
 
 def _style_levels(document: Any) -> dict[str, int]:
-    """styleId -> heading level (0 = the Title style, -1 = a TOC entry), following `basedOn`."""
+    """styleId -> heading level (0 = the Title style, -1 = a TOC entry, -2 = a list style)."""
     levels: dict[str, int] = {}
     for style in document.styles:
         name = (getattr(style, "name", "") or "").strip().lower()
         level = -1 if _TOC_NAME.match(name) else _style_level(style, depth=0)
+        if level is None and _is_list_style(style, name):
+            level = LIST_STYLE
         if level is not None and style.style_id:
             levels[style.style_id] = level
     return levels
+
+
+def _is_list_style(style: Any, name: str) -> bool:
+    return name.startswith(("list", "列表")) or style.element.find(f"{_W}pPr/{_W}numPr") is not None
 
 
 def _style_level(style: Any, depth: int) -> int | None:
@@ -120,9 +127,10 @@ def _paragraph(element: Any, styles: dict[str, int]) -> tuple[int | None, str]:
     level = _outline_level(element)
     if level is None and style_id is not None:
         level = styles.get(style_id)
-    if level is None and ppr.find(f"{_W}numPr") is not None and text:
-        text = f"- {text}"
-    return level, text
+    listed = level == LIST_STYLE or (level is None and ppr.find(f"{_W}numPr") is not None)
+    if listed and text:
+        return None, f"- {text}"
+    return (None if level == LIST_STYLE else level), text
 
 
 def paragraph_text(element: Any) -> str:

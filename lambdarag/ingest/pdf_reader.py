@@ -22,12 +22,14 @@ from lambdarag.ingest.tables import Spans, build_table, clean_cell
 from lambdarag.ingest.text_formats import numbered_heading_level
 
 _MARGIN_LINES = 2  # lines at the top and at the bottom of a page checked for repetition
+_MARGIN_BAND = 0.09  # ... when they also sit in the top or bottom 9% of the page
 _PAGE_NUMBER = re.compile(
     r"^[-–—\s]*(第\s*)?\d+(\s*页)?(\s*(/|of|共)\s*\d+\s*页?)?[-–—\s]*$|^(page|p\.)\s*\d+(\s*of\s*\d+)?$",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[。！？；：.!?;:]$")
 _HEADING_RATIO = 1.2  # a line at least this much larger than the body font is a heading
+_UNMAPPED = re.compile(r"^\(cid:\d+\)$")  # a glyph pdfminer could not map to Unicode
 
 
 def page_locator(number: int) -> str:
@@ -41,6 +43,7 @@ class _Line:
     bottom: float
     x1: float
     size: float
+    margin: bool = False  # within the top or bottom band where running headers and footers sit
 
 
 @dataclass
@@ -103,13 +106,18 @@ def _read_pages(pdf: Any, builder: DocBuilder) -> Iterator[_Page]:
             builder.notes.append(f"page {number} unreadable: {exc.__class__.__name__}: {exc}")
         finally:
             page.close()
-    if failed and failed == len(pages):
+    if not pages:
+        raise ExtractionError("corrupt or truncated PDF: no pages found")
+    if failed == len(pages):
         raise ExtractionError(f"corrupt PDF: none of its {failed} pages could be read")
 
 
 def _read_page(page: Any, number: int) -> _Page:
-    if not any(ch.get("text", "").strip() for ch in page.chars):
+    chars = [ch for ch in page.chars if ch.get("text", "").strip()]
+    if not chars:
         return _Page(number, needs_ocr=bool(page.images))
+    if 2 * sum(1 for ch in chars if _UNMAPPED.match(ch["text"])) > len(chars):
+        return _Page(number, needs_ocr=True)  # glyphs without Unicode: the text layer is unreadable
     tables = _tables(page) if (page.rects or page.lines or page.curves) else []
     boxes = [bbox for bbox, _ in tables]
     text_page = page.filter(lambda obj: obj.get("object_type") != "char" or not _inside(obj, boxes))
@@ -118,8 +126,10 @@ def _read_page(page: Any, number: int) -> _Page:
     for line in text_page.extract_text_lines(return_chars=True, strip=True):
         line_sizes = [ch["size"] for ch in line["chars"] if ch.get("text", "").strip()]
         if line["text"].strip() and line_sizes:
+            band = _MARGIN_BAND * page.height
+            margin = line["top"] < band or line["bottom"] > page.height - band
             items.append(_Line(line["text"].strip(), line["top"], line["bottom"], line["x1"],
-                               round(statistics.median(line_sizes), 1)))
+                               round(statistics.median(line_sizes), 1), margin))
             right = max(right, line["x1"])
     items.sort(key=lambda item: item.top if isinstance(item, _Line) else item[0])
     sizes = Counter(round(ch["size"], 1) for ch in page.chars if ch.get("text", "").strip())
@@ -165,7 +175,8 @@ def _margin_key(text: str) -> str:
 
 def _margin_lines(page: _Page) -> list[_Line]:
     lines = [item for item in page.items if isinstance(item, _Line)]
-    return lines[:_MARGIN_LINES] + lines[-_MARGIN_LINES:] if len(lines) > _MARGIN_LINES else lines
+    ends = lines[:_MARGIN_LINES] + lines[-_MARGIN_LINES:] if len(lines) > _MARGIN_LINES else lines
+    return [line for line in ends if line.margin]
 
 
 def _repeated_margins(pages: list[_Page]) -> set[str]:

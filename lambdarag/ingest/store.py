@@ -34,6 +34,10 @@ EXTRACTOR_VERSION = 1  # bump when extraction output changes: every file is then
 _EXTRACT_HINT = "run `lambdarag extract --domain NAME` (scripts/extract_docs.py)"
 
 
+class ChunksMissingError(IndexMismatchError, FileNotFoundError):
+    """processed/chunks.jsonl does not exist: extraction has not run (to the end) yet."""
+
+
 @dataclass
 class FileState:
     """The last outcome for one raw file."""
@@ -64,7 +68,7 @@ def load_chunks(processed_dir: Path) -> list[Chunk]:
     """All chunks of the domain in a stable order (raw file, document, chunk number)."""
     path = Path(processed_dir) / CHUNKS_FILE
     if not path.is_file():
-        raise IndexMismatchError(f"no extracted chunks in {processed_dir}", _EXTRACT_HINT)
+        raise ChunksMissingError(f"no extracted chunks in {processed_dir}", _EXTRACT_HINT)
     chunks = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):

@@ -28,6 +28,8 @@ from lambdarag.ingest.settings import IngestSettings
 from lambdarag.records import Chunk
 
 MAX_WORKERS = 4
+# imported once in the forkserver, so that every worker starts with the readers' libraries loaded
+_PRELOAD = ["lambdarag.ingest.worker", "pdfplumber", "docx", "pptx", "openpyxl", "charset_normalizer"]
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ def _context() -> Any:
     """forkserver where available: cheap forks that already hold the readers, no inherited threads."""
     if "forkserver" in mp.get_all_start_methods():
         context = mp.get_context("forkserver")
-        context.set_forkserver_preload(["lambdarag.ingest.worker"])
+        context.set_forkserver_preload(_PRELOAD)
         return context
     return mp.get_context("spawn")
 

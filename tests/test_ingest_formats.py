@@ -1,0 +1,162 @@
+"""Each extractor on real files generated in tmp_path (python-docx, python-pptx, openpyxl,
+reportlab) or written as bytes in the encodings operators actually have."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_ingest_support import make_docx, make_encrypted_pdf, make_pdf, make_pptx, make_xlsx
+
+from lambdarag.ingest import IngestSettings, extract_file
+from lambdarag.ingest.document import Document, Table
+
+SETTINGS = IngestSettings()
+
+
+def one(path: Path, doc_id: str = "doc") -> Document:
+    [doc] = extract_file(path, doc_id, SETTINGS)
+    return doc
+
+
+def tables(doc: Document) -> list[Table]:
+    return [block.table for block in doc.blocks if block.table is not None]
+
+
+def texts(doc: Document) -> list[str]:
+    return [block.text for block in doc.blocks if block.kind == "text"]
+
+
+def test_docx_sections_body_order_lists_and_merges(tmp_path: Path) -> None:
+    doc = one(make_docx(tmp_path / "policy.docx"))
+    assert doc.title == "差旅费管理办法"  # the sole top heading at the start
+    order = [(b.kind, b.section, b.text[:6]) for b in doc.blocks]
+    assert order[1:4] == [
+        ("text", ("住宿标准",), "出差人员应当"), ("table", ("住宿标准",), ""), ("text", ("住宿标准",), "表后说明：超")
+    ]
+    assert "- 乘坐火车二等座" in texts(doc) and "- 乘坐飞机经济舱" in texts(doc)
+    hotel, transport = tables(doc)
+    assert hotel.header == ("地区", "级别", "标准（元/晚）", "备注")
+    assert [row[3] for row in hotel.rows] == ["含早餐", "旺季上浮20%", "旺季上浮20%", "旺季上浮20%"]
+    assert transport.header == ("类别", "报销比例", "报销比例")  # a merged header labels each column
+    assert transport.rows == (("市内交通", "100%", "限额200元"), ("其他交通（凭票）", "", "据实报销"))
+
+
+def test_pptx_slide_sections_tables_and_notes(tmp_path: Path) -> None:
+    doc = one(make_pptx(tmp_path / "summary.pptx"))
+    assert doc.pages == 2 and doc.page_unit == "张幻灯片"
+    first, table_block, notes = doc.blocks
+    assert (first.section, first.locator, first.text) == (("年度工作总结",), "第1张幻灯片", "2023年完成预算执行率98%")
+    assert table_block.section == ("预算执行表",) and table_block.locator == "第2张幻灯片"
+    assert table_block.table is not None and table_block.table.rows == (
+        ("教务处", "120", "97%"), ("科研处", "300", "99%"), ("后勤处", "80", "99%")
+    )
+    assert notes.text == "演讲者备注：执行率按财务处口径统计。"
+
+
+def test_xlsx_computed_values_merged_headers_and_empty_columns(tmp_path: Path) -> None:
+    doc = one(make_xlsx(tmp_path / "fees.xlsx"))
+    fees, notes = tables(doc)
+    assert fees.caption == "2024年学费标准"
+    assert fees.header == ("学院", "专业", "学费（元/年） / 本科", "学费（元/年） / 合计")
+    assert fees.rows == (
+        ("文学院", "汉语言文学", "5000", "20000"), ("理学院", "数学", "5500", "22000"), ("工学院", "计算机", "6000", "24000")
+    )
+    assert notes.header == ("项目", "内容") and notes.rows == (("缴费时间", "每年9月1日前"),)
+    assert [b.locator for b in doc.blocks] == ["工作表 收费表", "工作表 说明"]
+    assert [b.section for b in doc.blocks] == [("收费表",), ("说明",)]
+
+
+def test_pdf_headers_footers_headings_tables_and_ocr_pages(tmp_path: Path) -> None:
+    doc = one(make_pdf(tmp_path / "rules.pdf", pages=4, image_page=True))
+    body = " ".join(texts(doc))
+    assert "某某大学财务处文件" not in body and "第 1 页" not in body  # running header, page numbers
+    assert "申请人应当提交书面材料。" in body
+    assert [s.path for s in doc.sections] == [(f"第{n}章 规定{n}",) for n in range(1, 5)]
+    [table] = tables(doc)
+    assert table.header == ("项目", "金额（元）", "审批人")
+    assert table.rows == (("差旅费", "1200", "处长"), ("会议费", "3000", "校长"))
+    assert "差旅费" not in body  # table cells are not repeated as running text
+    table_block = next(b for b in doc.blocks if b.table is not None)
+    assert (table_block.locator, table_block.page, table_block.section) == ("第2页", 2, ("第2章 规定2",))
+    assert doc.needs_ocr_pages == (5,) and doc.pages == 5
+
+
+def test_pdf_encrypted_with_owner_password_only_is_extracted(tmp_path: Path) -> None:
+    doc = one(make_encrypted_pdf(tmp_path / "open.pdf", user_password=""))
+    assert texts(doc) == ["Confidential budget figures for 2024."]
+
+
+def test_markdown_headings_tables_code_and_front_matter(tmp_path: Path) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text(
+        "---\ntitle: 报销指南\n---\n# 总则\n见[财务处网站](https://example.org)。\n\n"
+        "## 费用标准\n| 项目 | 标准 |\n|---|---:|\n| 市内交通 | 100 \\| 元 |\n| 餐费 | 50 |\n\n"
+        "```\n# 这不是标题\n```\n附件\n===\n最后一段。\n",
+        encoding="utf-8",
+    )
+    doc = one(path)
+    assert doc.title == "报销指南"
+    assert [s.path for s in doc.sections] == [("总则",), ("总则", "费用标准"), ("附件",)]
+    assert texts(doc)[0] == "见财务处网站。"
+    [table] = tables(doc)
+    assert table.header == ("项目", "标准") and table.rows == (("市内交通", "100 | 元"), ("餐费", "50"))
+    assert "# 这不是标题" in " ".join(texts(doc))
+    assert doc.blocks[-1].section == ("附件",) and doc.blocks[-1].text == "最后一段。"
+
+
+def test_txt_encodings_are_detected(tmp_path: Path) -> None:
+    text = "第一章 总则\n本办法适用于全校职工。\n\n第二章 报销\n报销须在三个月内完成。"
+    encodings = {"utf-8": text.encode("utf-8"), "utf-8-sig": text.encode("utf-8-sig"),
+                 "gb18030": text.encode("gb18030"), "utf-16": text.encode("utf-16")}
+    for name, data in encodings.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_bytes(data)
+        doc = one(path)
+        assert texts(doc) == ["本办法适用于全校职工。", "报销须在三个月内完成。"], name
+        assert [s.path for s in doc.sections] == [("第一章 总则",), ("第二章 报销",)], name
+
+
+def test_html_drops_scripts_keeps_headings_and_tables(tmp_path: Path) -> None:
+    page = """<html><head><title>收费公示</title><style>td {color: red}</style></head>
+    <body><script>var x = "不要我";</script><h1>学费</h1><p>以下为<b>2024年</b>标准：</p>
+    <table><caption>学费表</caption>
+      <tr><th rowspan="2">学院</th><th colspan="2">学费</th></tr>
+      <tr><th>本科</th><th>硕士</th></tr>
+      <tr><td>文学院</td><td>5000</td><td>8000</td></tr>
+      <tr><td>理学院</td><td colspan="2">6000<table><tr><td>内</td><td>表</td></tr></table></td></tr>
+    </table><h2>说明</h2><ul><li>按学年缴纳</li><li>可分期</li></ul></body></html>"""
+    path = tmp_path / "fees.html"
+    path.write_bytes(page.encode("gbk"))
+    doc = one(path)
+    assert doc.title == "收费公示"
+    assert "不要我" not in " ".join(texts(doc)) and "color" not in " ".join(texts(doc))
+    assert texts(doc) == ["以下为2024年标准：", "- 按学年缴纳", "- 可分期"]
+    [table] = tables(doc)
+    assert table.caption == "学费表"
+    assert table.header == ("学院", "学费 / 本科", "学费 / 硕士")
+    assert table.rows == (("文学院", "5000", "8000"), ("理学院", "6000 内 表", ""))
+    assert [s.path for s in doc.sections] == [("学费",), ("学费", "说明")]
+
+
+def test_csv_with_gb18030_and_semicolons(tmp_path: Path) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_bytes("专业;最低分;年份\n数学;612;2023\n物理;605;2023\n".encode("gb18030"))
+    [table] = tables(one(path))
+    assert table.header == ("专业", "最低分", "年份")
+    assert table.rows == (("数学", "612", "2023"), ("物理", "605", "2023"))
+
+
+def test_jsonl_one_document_per_line_with_ids_unchanged(tmp_path: Path) -> None:
+    lines = [
+        {"doc_id": "policy/2024-01", "title": "住宿规定", "text": "住宿标准为每晚500元。"},
+        {"doc_id": "P 2", "title": "", "text": "第二篇。"},
+        {"doc_id": "policy/2024-01", "title": "重复", "text": "重复的编号。"},
+        {"title": "缺编号", "text": "无"},
+    ]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join([*(json.dumps(x, ensure_ascii=False) for x in lines), "{not json"]), encoding="utf-8")
+    docs = extract_file(path, "corpus", SETTINGS)
+    assert [(d.doc_id, d.title) for d in docs] == [("policy/2024-01", "住宿规定"), ("P 2", "P 2")]
+    assert docs[0].notes == ("3 lines skipped: line 3: duplicate doc_id 'policy/2024-01'; line 4: no doc_id; "
+                             "line 5: invalid JSON (Expecting property name enclosed in double quotes)",)
