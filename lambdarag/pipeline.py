@@ -165,6 +165,7 @@ def _finish(req: _Request, generation: Generation) -> Result:
     result.trace["grounding"] = {"mode": kb.config.llm.ungrounded if generation.method == "llm" else "report",
                                  "sentences": result.grounding,
                                  "unsupported": sum(1 for s in supports if not s.supported)}
+    result.timings = dict(req.stages.ms)  # the log line carries every stage up to grounding
     with req.stages.stage("log"):
         if req.options.log:
             _log(kb, result)
