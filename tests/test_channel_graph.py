@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ CORPUS: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "overview": ("江城大学财务处概况", [
         ("一、基本情况", "江城大学财务处是学校统一管理财务工作的职能部门，办公地点位于致远楼三楼。"),
         ("二、机构设置", "财务处下设综合办公室、预算科、会计核算科。预算科隶属财务处，负责编制学校年度预算和决算。"),
-        ("三、报账大厅", "报账大厅隶属会计核算科，负责报账单据的受理和审核。报账大厅负责人张敏，联系电话027-87654321。"),
+        ("三、报账大厅", "报账大厅隶属会计核算科，负责报账单据的受理和审核。"
+                     "报账大厅负责人张敏，联系电话027-87654321。"),
         ("四、处领导", "处长李建华主持财务处全面工作。副处长王丽分管会计核算科。"),
     ]),
     "travel-2024": ("江城大学差旅费管理办法（2024修订版）", [
@@ -78,7 +80,7 @@ def test_two_hops_away_with_the_relation_path(built: tuple[Domain, list[Chunk]])
     ranked = list(hits.values())
     assert [h.rank for h in ranked] == list(range(1, len(ranked) + 1))
     assert ranked[0].chunk_id in {"overview#0002", "hall#0000", "hall#0001"}
-    assert all(a.score >= b.score for a, b in zip(ranked, ranked[1:], strict=False))
+    assert all(a.score >= b.score for a, b in itertools.pairwise(ranked))
 
 
 def test_max_hops_limits_the_walk(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def test_spans_point_at_the_surface_text() -> None:
     for entity in extract_entities(text):
         surface = text[entity.start:entity.end]
         assert entity.name == surface or entity.kind == "date"
-    assert all(a.end <= b.start for a, b in zip(extract_entities(text), extract_entities(text)[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(extract_entities(text)))
 
 
 def test_entity_key_normalises_width_and_brackets() -> None:
