@@ -142,8 +142,10 @@ def test_a_torn_last_cache_record_is_dropped_and_re_embedded(domain: Domain, fak
     with open(cache_files[0], "r+b") as f:  # as if the build was killed in the middle of a write
         f.truncate(cache_files[0].stat().st_size - 7)
     before = len(embedded_texts(fake))
-    result = vector.build(domain, chunks, progress=False)
-    assert len(embedded_texts(fake)) - before == 1 and result.reused == 5
+    assert vector.build(domain, chunks, progress=False).detail.startswith("0 embedded")  # published index intact
+    grown = make_chunks({**TEXTS, "bus": ("校车", "校车每天早七点从东门发车。")})
+    result = vector.build(domain, grown, progress=False)
+    assert len(embedded_texts(fake)) - before == 2 and result.reused == 5  # the new chunk and the torn one
 
 
 def test_progress_lines_when_not_on_a_terminal(domain: Domain, capsys: pytest.CaptureFixture[str]) -> None:

@@ -207,23 +207,36 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
     if embedder is None:
         raise ServiceError("vector channel disabled: embedding.backend is none",
                            "set embedding.backend: local or openai to build it")
+    params = embedding_params(embedder.name, embedder.model, embedder.dim, cfg)
+    digest = chunks_hash(chunks)
+    if _up_to_date(domain, params, digest):
+        detail = f"0 embedded, {len(chunks)} reused (index up to date), {embedder.name}/{embedder.model}/{embedder.dim}"
+        return BuildResult(NAME, len(chunks), time.monotonic() - start, reused=len(chunks), detail=detail)
     keys = [passage_key(cfg.passage_prefix, c.index_text) for c in chunks]
     folder = EmbeddingCache.folder_for(domain.index_dir, embedder.name, embedder.model, embedder.dim)
     with EmbeddingCache(folder, embedder.dim).opened() as cache:
         todo = _missing(keys, chunks, cache)
         _embed_into(cache, todo, embedder, cfg.batch_size, progress)
-        params = embedding_params(embedder.name, embedder.model, embedder.dim, cfg)
         counts = {"vectors": len(chunks), "embedded": len(todo), "reused": len(chunks) - len(todo)}
 
         def write(out: Path) -> Manifest:
             _write_vectors(out, cache, keys, embedder.dim)
             (out / "ids.json").write_text(json.dumps([c.chunk_id for c in chunks], ensure_ascii=False), "utf-8")
-            return Manifest(NAME, FORMAT_VERSION, params, counts, chunks_hash(chunks))
+            return Manifest(NAME, FORMAT_VERSION, params, counts, digest)
 
         publish(domain.index_dir, NAME, write)
         cache.compact(set(keys))
     detail = f"{len(todo)} embedded, {counts['reused']} reused, {embedder.name}/{embedder.model}/{embedder.dim}"
     return BuildResult(NAME, len(chunks), time.monotonic() - start, reused=counts["reused"], detail=detail)
+
+
+def _up_to_date(domain: Domain, params: dict[str, object], digest: str) -> bool:
+    """Whether the published index was built from these chunks with these parameters (then nothing to do)."""
+    try:
+        folder, _ = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION, params, digest)
+    except IndexMismatchError:
+        return False
+    return (folder / "vectors.npy").is_file() and (folder / "ids.json").is_file()
 
 
 def _missing(keys: Sequence[bytes], chunks: Sequence[Chunk], cache: EmbeddingCache) -> list[tuple[bytes, str]]:
