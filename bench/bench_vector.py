@@ -184,7 +184,7 @@ def render(topk: list[dict[str, float]], e5: dict[str, float] | None, builds: li
                   f"- one query embedding: {e5['query_ms']:.0f} ms (median of 20)"]
     lines += ["", "Build cost without the model (random vectors stand in for the embedder; hashing, "
               "cache, vectors.npy, atomic publish):", "",
-              "| chunks | first build s | rebuild, all cached s | rebuild, one chunk changed s |",
+              "| chunks | first build s | rebuild, nothing changed s | rebuild, one chunk changed s |",
               "|---:|---:|---:|---:|"]
     lines += [f"| {b['n']:,.0f} | {b['first_s']:.1f} | {b['cached_s']:.1f} | {b['one_changed_s']:.1f} |"
               for b in builds]
