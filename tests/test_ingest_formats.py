@@ -60,7 +60,9 @@ def test_xlsx_computed_values_merged_headers_and_empty_columns(tmp_path: Path) -
     assert fees.caption == "2024年学费标准"
     assert fees.header == ("学院", "专业", "学费（元/年） / 本科", "学费（元/年） / 合计")
     assert fees.rows == (
-        ("文学院", "汉语言文学", "5000", "20000"), ("理学院", "数学", "5500", "22000"), ("工学院", "计算机", "6000", "24000")
+        ("文学院", "汉语言文学", "5000", "20000"),
+        ("理学院", "数学", "5500", "22000"),
+        ("工学院", "计算机", "6000", "24000"),
     )
     assert notes.header == ("项目", "内容") and notes.rows == (("缴费时间", "每年9月1日前"),)
     assert [b.locator for b in doc.blocks] == ["工作表 收费表", "工作表 说明"]

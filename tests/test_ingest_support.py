@@ -70,7 +70,8 @@ def make_pptx(path: Path) -> Path:
     second = presentation.slides.add_slide(presentation.slide_layouts[5])
     second.shapes.title.text = "预算执行表"
     shape = second.shapes.add_table(4, 3, Inches(1), Inches(2), Inches(6), Inches(2))
-    values = [["部门", "预算（万元）", "执行率"], ["教务处", "120", "97%"], ["科研处", "300", "99%"], ["后勤处", "80", ""]]
+    values = [["部门", "预算（万元）", "执行率"], ["教务处", "120", "97%"], ["科研处", "300", "99%"],
+              ["后勤处", "80", ""]]
     for r, row in enumerate(values):
         for c, value in enumerate(row):
             shape.table.cell(r, c).text = value

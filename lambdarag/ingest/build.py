@@ -248,6 +248,8 @@ class _Run:
                 pages = ", ".join(str(p) for p in entry.needs_ocr_pages)
                 report.needs_ocr.append(source if entry.status == "needs_ocr" else f"{source} (pages {pages})")
         report.failed.sort(key=lambda failure: failure.path)
+        report.done.sort()
+        report.notes.sort()
         report.chunks = len(chunks)
         report.seconds = time.monotonic() - started
 
