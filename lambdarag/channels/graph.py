@@ -60,7 +60,8 @@ def index_params(domain: Domain) -> dict[str, Any]:
     }
 
 
-def _llm(domain: Domain) -> LLMClient | None:
+def llm_client(domain: Domain) -> LLMClient | None:
+    """The LLM for extraction when graph.llm_extraction and llm.enabled are both on, else None."""
     if not (domain.config.graph.llm_extraction and domain.config.llm.enabled):
         return None
     from lambdarag.models.llm import llm_from_config
@@ -80,7 +81,7 @@ def _progress(chunks: Sequence[Chunk], progress: bool | None) -> Iterable[Chunk]
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
     """Extract the entity graph from the chunks and publish index/graph atomically."""
     start = time.perf_counter()
-    llm = _llm(domain)
+    llm = llm_client(domain)
     graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, _progress(chunks, progress))
     aliases = alias_index(graph, domain.config.query.synonyms)
 

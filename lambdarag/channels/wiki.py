@@ -1,0 +1,205 @@
+"""The wiki channel: compiled pages searched by BM25 plus a title/alias match, mapped back to their source chunks.
+
+build() compiles domain.wiki_dir (lambdarag.wiki) from the entity graph, then indexes the pages as
+they are on disk after the compile, so a page a person edited is indexed with their text. The
+index (index/wiki/: BM25 arrays, pages.json, terms.txt) is a snapshot: edits made later reach
+search at the next `python scripts/wiki_compile.py --domain NAME`, which keeps them and costs no
+LLM call for unchanged input. A snapshot keeps what a server reads atomic and consistent with its
+manifest, instead of following half-saved files in an editor.
+
+A page's score (BM25 normalised to the best page, plus TITLE_BOOST when the question names the
+page's title or an alias) is spread over its source chunks, best first: the j-th source gets
+score · SPREAD^j. Each hit carries the page id and an excerpt (summary and key facts, at most
+EXCERPT_CHARS) as side text for the context.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from lambdarag.bm25 import BM25Okapi
+from lambdarag.channels.base import BuildResult
+from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
+from lambdarag.entities import entity_key
+from lambdarag.entity_graph import EXTRACTOR_VERSION
+from lambdarag.errors import IndexMismatchError
+from lambdarag.records import Chunk, Hit
+from lambdarag.text import Tokenizer, normalize
+from lambdarag.wiki import GENERATED_SUFFIX, compile_wiki, is_hand_edited, read_page
+
+if TYPE_CHECKING:
+    from lambdarag.domain import Domain
+
+NAME = "wiki"
+FORMAT_VERSION = 1
+K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25 defaults, as in the BM25 channel
+TITLE_BOOST = 1.0  # added to the normalised BM25 score when the question names the page
+SPREAD = 0.8  # the j-th source chunk of a page gets page score · SPREAD^j
+EXCERPT_CHARS = 600
+_SECTION = re.compile(r"^##\s*(\S+)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class IndexedPage:
+    """A page as the index sees it."""
+
+    slug: str
+    title: str
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    excerpt: str
+    text: str
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n in (normalize(entity_key(x)) for x in (self.title, *self.aliases)) if len(n) >= 2)
+
+
+def index_params(domain: Domain) -> dict[str, Any]:
+    """Build parameters the loader compares with the current code and config."""
+    cfg = domain.config
+    return {
+        "tokenizer": Tokenizer(()).name, "extractor": EXTRACTOR_VERSION,
+        "min_mentions": cfg.wiki.min_mentions, "summary_sentences": cfg.wiki.summary_sentences,
+        "llm_summaries": bool(cfg.wiki.llm_summaries and cfg.llm.enabled),
+        "cooccurrence_weight": cfg.graph.cooccurrence_weight,
+    }
+
+
+def excerpt(body: str, limit: int = EXCERPT_CHARS) -> str:
+    """Summary and key facts of a page body (the whole body when it has no such sections), at most ``limit``."""
+    parts = _SECTION.split(body)
+    sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    chosen = [sections[name] for name in ("摘要", "关键事实") if sections.get(name) and sections[name] != "（无）"]
+    text = "\n".join(chosen) if chosen else re.sub(r"^#.*$", "", body, flags=re.MULTILINE)
+    text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def read_pages(wiki_dir: Path) -> list[IndexedPage]:
+    """Every page in wiki/ (hand-written and hand-edited ones included; .generated.md copies left out)."""
+    pages = []
+    for path in sorted(wiki_dir.glob("*.md")):
+        if path.name.endswith(GENERATED_SUFFIX):
+            continue
+        front, body = read_page(path)
+        title = str(front.get("title") or path.stem)
+        aliases = tuple(str(a) for a in front.get("aliases") or ())
+        sources = tuple(str(s) for s in front.get("sources") or ())
+        text = "\n".join([title, *aliases, body])
+        pages.append(IndexedPage(path.stem, title, aliases, sources, excerpt(body), text))
+    return pages
+
+
+def _graph(domain: Domain, chunks: Sequence[Chunk]) -> nx.DiGraph:
+    """The published entity graph when it matches the chunks, else one built now (same settings)."""
+    from lambdarag.channels import graph as graph_channel
+
+    try:
+        return graph_channel.load(domain, chunks).graph
+    except IndexMismatchError:
+        from lambdarag.entity_graph import build_graph
+
+        return build_graph(chunks, domain.config, graph_channel.llm_client(domain),
+                           domain.index_dir / graph_channel.LLM_CACHE)[0]
+
+
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
+    """Compile the wiki pages, then index them and publish index/wiki atomically."""
+    start = time.perf_counter()
+    cfg = domain.config
+    llm = None
+    if cfg.wiki.llm_summaries and cfg.llm.enabled:
+        from lambdarag.models.llm import llm_from_config
+
+        llm = llm_from_config(cfg)
+    report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, llm)
+    pages = read_pages(domain.wiki_dir)
+    terms = sorted({n for p in pages for n in (p.title, *p.aliases) if 2 <= len(n) <= 20})
+    tokenizer = Tokenizer(terms)
+    model = BM25Okapi.fit([tokenizer.tokens(p.text) for p in pages], K1, B, EPSILON)
+    edited = sum(1 for p in pages if is_hand_edited(domain.wiki_dir / f"{p.slug}.md"))
+
+    def write(folder: Path) -> Manifest:
+        model.save(folder)
+        records = [asdict(p) for p in pages]
+        (folder / "pages.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        (folder / "terms.txt").write_text("".join(f"{t}\n" for t in terms), encoding="utf-8")
+        return Manifest(
+            channel=NAME, format_version=FORMAT_VERSION, params=index_params(domain),
+            counts={"chunks": len(chunks), "pages": len(pages), "edited_pages": edited},
+            chunks_hash=chunks_hash(chunks), extra={"compile": report.summary()},
+        )
+
+    publish(domain.index_dir, NAME, write)
+    return BuildResult(NAME, len(pages), time.perf_counter() - start, detail=report.summary())
+
+
+class WikiChannel:
+    """Loaded wiki pages answering queries with the source chunks of the best pages."""
+
+    name = NAME
+
+    def __init__(self, pages: Sequence[IndexedPage], model: BM25Okapi, tokenizer: Tokenizer) -> None:
+        self.pages = list(pages)
+        self.model = model
+        self.tokenizer = tokenizer
+
+    def page_scores(self, query: str) -> list[tuple[float, IndexedPage]]:
+        """Pages with a positive score, best first: normalised BM25 plus the title/alias boost."""
+        raw = [float(v) for v in self.model.scores(self.tokenizer.tokens(query))] if self.pages else []
+        top = max(raw, default=0.0)
+        text = normalize(entity_key(query))
+        scored = []
+        for page, value in zip(self.pages, raw, strict=True):
+            score = (value / top if top > 0 else 0.0) + (TITLE_BOOST if any(n in text for n in page.names)
+                                                                else 0.0)
+            if score > 0:
+                scored.append((score, page))
+        return sorted(scored, key=lambda item: (-item[0], item[1].slug))
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """The k best source chunks of the best pages, each with its page id and excerpt."""
+        best: dict[str, tuple[float, IndexedPage]] = {}
+        for score, page in self.page_scores(query):
+            for j, chunk_id in enumerate(page.sources):
+                value = score * SPREAD**j
+                if chunk_id not in best or value > best[chunk_id][0]:
+                    best[chunk_id] = (value, page)
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        return [
+            Hit(chunk_id, score, rank, NAME, entities=(page.title,), page_id=page.slug, side_text=page.excerpt)
+            for rank, (chunk_id, (score, page)) in enumerate(ranked, start=1)
+        ]
+
+
+def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
+    """Open index/wiki, refusing it when built from other chunks, code or settings."""
+    if chunks is None:
+        from lambdarag.ingest.store import load_chunks
+
+        chunks = load_chunks(domain.processed_dir)
+    folder, _ = read_manifest(
+        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
+    )
+    try:
+        records = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
+        pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], r["text"])
+                 for r in records]
+        terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()
+        model = BM25Okapi.load(folder)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
+        raise IndexMismatchError(f"wiki index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
+    if model.n_docs != len(pages):
+        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
+        raise IndexMismatchError(f"wiki index of domain {domain.name!r} does not match its pages", rebuild)
+    return WikiChannel(pages, model, Tokenizer(terms))

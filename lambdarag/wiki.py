@@ -1,0 +1,383 @@
+"""Wiki compilation: one readable, editable Markdown page per salient entity or topic, from the entity graph.
+
+A page is YAML front matter (title, kind, aliases, sources, latest_revision, generated_hash) and a
+body with 摘要 (the most informative sentences, or an LLM summary), 关键事实 (sentences with dates or
+amounts, dates normalised: "2023年3月起" → "2023-03起"), 关系 ([[links]] to other pages) and 来源.
+generated_hash is the sha256 of the body as generated: a page whose body no longer matches it was
+edited by a person, so a recompile keeps it and writes the new version next to it as
+<slug>.generated.md. LLM summaries are cached by prompt hash under wiki/.cache/, so a rerun on
+unchanged input makes no LLM call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+import yaml
+
+from lambdarag.entities import Entity, entity_key, extract_entities
+from lambdarag.entity_graph import alias_index, regulation_subject
+from lambdarag.errors import ServiceError
+from lambdarag.records import Chunk
+from lambdarag.text import split_sentences
+
+if TYPE_CHECKING:
+    from lambdarag.config_schema import Config
+    from lambdarag.models.llm import LLMClient
+
+PAGE_KINDS = frozenset({"org", "person", "regulation", "role"})
+MAX_FACTS = 8
+MAX_RELATIONS = 12
+MAX_RELATED = 5  # co-occurring entities listed as 相关
+CACHE_FILE = Path(".cache") / "summaries.json"
+GENERATED_SUFFIX = ".generated.md"
+RELATION_LABELS = {
+    ("belongs_to", True): "隶属", ("belongs_to", False): "下设",
+    ("based_on", True): "依据", ("based_on", False): "作为依据",
+    ("responsible_for", True): "负责", ("responsible_for", False): "负责方",
+    ("issued_by", True): "制定部门", ("issued_by", False): "制定",
+    ("contact", True): "联系方式", ("contact", False): "联系对象",
+    ("revises", True): "修订", ("revises", False): "被修订",
+    ("repeals", True): "废止", ("repeals", False): "被废止",
+    ("co_occurs", True): "相关", ("co_occurs", False): "相关",
+}
+_REVISION = re.compile(r"修订|修正|修改|施行|实施|印发|发布|生效|执行|更新")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+LLM_PROMPT = "请只根据下面的资料，用两三句话概括“{title}”的要点，不要编造：\n{sentences}"
+
+
+@dataclass(frozen=True)
+class PageDraft:
+    """A page before rendering: what it is about and the text it is written from."""
+
+    title: str
+    kind: str  # an entity kind, or "topic" for a document
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]  # chunk ids, best first
+    sentences: tuple[str, ...]  # candidate sentences in corpus order
+    relations: tuple[tuple[str, str], ...]  # (label, other entity)
+
+
+@dataclass(frozen=True)
+class Page:
+    """A rendered page: front matter fields and the Markdown body."""
+
+    slug: str
+    title: str
+    kind: str
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    latest_revision: str | None
+    body: str
+
+    @property
+    def generated_hash(self) -> str:
+        return body_hash(self.body)
+
+    def render(self) -> str:
+        front = {"title": self.title, "kind": self.kind, "aliases": list(self.aliases), "sources": list(self.sources),
+                 "latest_revision": self.latest_revision, "generated_hash": self.generated_hash}
+        return "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n" + self.body
+
+
+@dataclass
+class CompileReport:
+    """What a compile did to wiki/: pages written, unchanged, kept because a person edited them, removed."""
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)  # kept; the new version is in <slug>.generated.md
+    removed: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    llm_cached: int = 0
+    llm_failures: int = 0
+
+    def summary(self) -> str:
+        text = (f"{len(self.written) + len(self.unchanged) + len(self.edited)} pages: {len(self.written)} written, "
+                f"{len(self.unchanged)} unchanged, {len(self.edited)} edited by hand and kept, "
+                f"{len(self.removed)} removed")
+        if self.llm_calls or self.llm_cached or self.llm_failures:
+            text += f"; LLM summaries: {self.llm_calls} new, {self.llm_cached} cached, {self.llm_failures} failed"
+        if self.edited:
+            text += "; see " + ", ".join(s + GENERATED_SUFFIX for s in self.edited[:3]) + (
+                " ..." if len(self.edited) > 3 else "")
+        return text
+
+
+# --- Pure parts: choosing, scoring, rendering -------------------------------------------------------
+
+def body_hash(body: str) -> str:
+    """sha256 of a page body (what generated_hash records)."""
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def slugify(title: str) -> str:
+    """A file name for a page: CJK, letters, digits, '-' and '_' kept, anything else '-'."""
+    slug = re.sub(r"[^\w\u4e00-\u9fff-]+", "-", entity_key(title)).strip("-_.")
+    return slug[:80] or "page"
+
+
+def sentence_score(sentence: str, names: Sequence[str], entities: Sequence[Entity]) -> float:
+    """Informativeness: mentions of the page's entity, other entities, numbers, dates, a useful length."""
+    key = entity_key(sentence)
+    own = sum(key.count(n) for n in names if n)
+    others = sum(1 for e in entities if e.kind not in ("date", "amount") and e.name not in names)
+    dates = sum(1 for e in entities if e.kind == "date")
+    numbers = len(_NUMBER.findall(sentence))
+    length = len(sentence)
+    score = 2.0 * min(own, 2) + 0.5 * min(others, 4) + 0.5 * min(numbers, 3) + min(dates, 2) + min(length, 100) / 100
+    return score - (1.5 if length < 12 else 0.0) - (1.0 if length > 200 else 0.0)
+
+
+def normalise_dates(sentence: str) -> str:
+    """Dates written out in a sentence replaced by their normalised form ("2023年3月起" → "2023-03起")."""
+    out, pos = [], 0
+    for entity in extract_entities(sentence):
+        if entity.kind == "date":
+            out += [sentence[pos:entity.start], entity.name]
+            pos = entity.end
+    return "".join([*out, sentence[pos:]])
+
+
+def _fact_sentences(sentences: Iterable[str]) -> list[str]:
+    """Sentences carrying a date or an amount, as written, at most MAX_FACTS."""
+    found = [s for s in sentences if any(e.kind in ("date", "amount") for e in extract_entities(s))]
+    return list(dict.fromkeys(found))[:MAX_FACTS]
+
+
+def key_facts(sentences: Iterable[str]) -> list[str]:
+    """Sentences carrying a date or an amount, dates normalised, unique, in order."""
+    return list(dict.fromkeys(normalise_dates(s) for s in _fact_sentences(sentences)))
+
+
+def rank_sources(
+    sources: Sequence[str], names: Sequence[str], chosen: Sequence[str], texts: Mapping[str, str]
+) -> tuple[str, ...]:
+    """Source chunks, best first: mentions of the page's names plus the summary and fact sentences they hold."""
+    def weight(chunk_id: str) -> int:
+        text = entity_key(texts.get(chunk_id, ""))
+        return sum(text.count(n) for n in names if n) + sum(1 for s in chosen if entity_key(s) in text)
+
+    return tuple(sorted(sources, key=lambda c: -weight(c)))
+
+
+def latest_revision(sentences: Iterable[str]) -> str | None:
+    """The latest date in sentences about revising, issuing or taking effect."""
+    dates = [e.name for s in sentences if _REVISION.search(s) for e in extract_entities(s) if e.kind == "date"]
+    return max(dates) if dates else None
+
+
+def rule_summary(draft: PageDraft, count: int) -> list[str]:
+    """The ``count`` most informative sentences, in their original order."""
+    names = [entity_key(draft.title), *draft.aliases]
+    scored = [(sentence_score(s, names, extract_entities(s)), -i, s) for i, s in enumerate(draft.sentences)]
+    best = sorted(scored, reverse=True)[:count]
+    return [s for _, _, s in sorted(best, key=lambda item: -item[1])]
+
+
+def render_body(draft: PageDraft, summary: Sequence[str], titles: Mapping[str, str]) -> str:
+    """The Markdown body; relations to entities that have a page become [[links]]."""
+    lines = [f"# {draft.title}", ""]
+    if draft.aliases:
+        lines += ["别名：" + "、".join(draft.aliases), ""]
+    lines += ["## 摘要", "", "".join(summary) or "（无）", "", "## 关键事实", ""]
+    lines += [f"- {fact}" for fact in key_facts(draft.sentences)] or ["- （无）"]
+    lines += ["", "## 关系", ""]
+    lines += [f"- {label}：{_link(other, titles)}" for label, other in draft.relations] or ["- （无）"]
+    lines += ["", "## 来源", ""] + [f"- {chunk_id}" for chunk_id in draft.sources]
+    return "\n".join(lines) + "\n"
+
+
+def _link(name: str, titles: Mapping[str, str]) -> str:
+    return f"[[{titles[name]}]]" if name in titles else name
+
+
+def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[PageDraft]:
+    """Pages for entities mentioned in at least wiki.min_mentions chunks, and for documents with that many chunks."""
+    by_id = {c.chunk_id: c for c in chunks}
+    order = {c.chunk_id: i for i, c in enumerate(chunks)}
+    aliases: dict[str, list[str]] = {}
+    for alias, nodes in alias_index(graph, cfg.query.synonyms).items():
+        for node in nodes:
+            if alias != node:
+                aliases.setdefault(node, []).append(alias)
+    drafts = []
+    for node, attrs in graph.nodes(data=True):
+        sources = [c for c in attrs["chunks"] if c in by_id]
+        if attrs["kind"] in PAGE_KINDS and len(sources) >= cfg.wiki.min_mentions:
+            names = (node, *aliases.get(node, ()))
+            sentences = _mentioning([by_id[c] for c in sorted(sources, key=order.__getitem__)], names, node)
+            drafts.append(PageDraft(node, attrs["kind"], names[1:], tuple(sources),
+                                    tuple(sentences), tuple(_relations(graph, node))))
+    taken = {d.title for d in drafts}
+    for title, doc_chunks in _documents(chunks).items():
+        subject = regulation_subject(title) or entity_key(title)
+        if subject not in taken and title not in taken and len(doc_chunks) >= cfg.wiki.min_mentions:
+            sentences = [s for c in doc_chunks for s in split_sentences(c.text)]
+            drafts.append(PageDraft(title, "topic", (), tuple(c.chunk_id for c in doc_chunks), tuple(sentences), ()))
+    return sorted(drafts, key=lambda d: d.title)
+
+
+def _documents(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
+    docs: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        docs.setdefault(chunk.title or chunk.doc_id, []).append(chunk)
+    return docs
+
+
+def _mentioning(chunks: Sequence[Chunk], names: Sequence[str], node: str) -> list[str]:
+    """Sentences naming the entity; a regulation's own document counts whole (its sentences say 本办法)."""
+    out: list[str] = []
+    for chunk in chunks:
+        sentences = split_sentences(chunk.text)
+        own_document = regulation_subject(chunk.title) == node
+        out += [s for s in sentences if own_document or any(n in entity_key(s) for n in names)]
+    return list(dict.fromkeys(out))
+
+
+def _relations(graph: nx.DiGraph, node: str) -> list[tuple[str, str]]:
+    """(label, other) for the node's stated relations, then its most frequent co-occurrences."""
+    stated, related = [], []
+    edges = [(d, t, True) for _, t, d in graph.out_edges(node, data=True)]
+    edges += [(d, s, False) for s, _, d in graph.in_edges(node, data=True)]
+    for data, other, outgoing in edges:
+        entry = (RELATION_LABELS.get((data["relation"], outgoing), data["relation"]), other)
+        if data["relation"] == "co_occurs":
+            if graph.nodes[other]["kind"] != "role":  # 负责人, 处长: too generic to be related to anything
+                related.append((len(data["evidence"]), entry))
+        else:
+            stated.append(entry)
+    related.sort(key=lambda item: (-item[0], item[1]))
+    return sorted(stated)[:MAX_RELATIONS] + [entry for _, entry in related[:MAX_RELATED]]
+
+
+# --- Files: reading, writing, human edits -------------------------------------------------------------
+
+def read_page(path: Path) -> tuple[dict[str, Any], str]:
+    """Front matter and body of a page file (no front matter: empty mapping, the whole text as body)."""
+    text = path.read_text(encoding="utf-8")
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        if end >= 0:
+            try:
+                front = yaml.safe_load(text[4:end]) or {}
+            except yaml.YAMLError:
+                front = {}
+            if isinstance(front, dict):
+                return front, text[end + 5:]
+    return {}, text
+
+
+def is_hand_edited(path: Path) -> bool:
+    """A page whose body differs from the body its generated_hash records was changed by a person."""
+    front, body = read_page(path)
+    return front.get("generated_hash") != body_hash(body)
+
+
+def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport) -> None:
+    """Write changed pages, keep hand-edited ones (new version beside them), remove stale generated ones."""
+    wiki_dir.mkdir(parents=True, exist_ok=True)
+    current = {p.slug for p in pages}
+    for page in pages:
+        path = wiki_dir / f"{page.slug}.md"
+        beside = wiki_dir / f"{page.slug}{GENERATED_SUFFIX}"
+        text = page.render()
+        if path.exists() and is_hand_edited(path):
+            _write_if_changed(beside, text)
+            report.edited.append(page.slug)
+            continue
+        beside.unlink(missing_ok=True)
+        (report.written if _write_if_changed(path, text) else report.unchanged).append(page.slug)
+    for path in sorted(wiki_dir.glob("*.md")):
+        slug = path.name.removesuffix(GENERATED_SUFFIX).removesuffix(".md")
+        if slug in current:
+            continue
+        if path.name.endswith(GENERATED_SUFFIX) or not is_hand_edited(path):
+            path.unlink()  # generated for an entity that is no longer salient
+            report.removed.append(slug)
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return True
+
+
+# --- Compilation ---------------------------------------------------------------------------------------
+
+class SummaryCache:
+    """Prompt hash → LLM summary, in wiki/.cache/summaries.json."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.entries: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.entries = {}
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _write_if_changed(self.path, json.dumps(self.entries, ensure_ascii=False, indent=1, sort_keys=True))
+
+
+def llm_summary(draft: PageDraft, llm: LLMClient, cache: SummaryCache, report: CompileReport) -> list[str] | None:
+    """An LLM-written summary of the page's best sentences, cached by prompt; None when the LLM fails."""
+    evidence = rule_summary(draft, 12)
+    prompt = LLM_PROMPT.format(title=draft.title, sentences="\n".join(f"- {s}" for s in evidence))
+    key = hashlib.sha256(f"{llm.model}\0{prompt}".encode()).hexdigest()
+    if key in cache.entries:
+        report.llm_cached += 1
+        return [cache.entries[key]]
+    try:
+        text = " ".join(llm.chat([{"role": "user", "content": prompt}], temperature=0.0).split())
+    except ServiceError:
+        report.llm_failures += 1  # the rule summary stands in; the count shows in the build summary
+        return None
+    report.llm_calls += 1
+    if not text:
+        return None
+    cache.entries[key] = text
+    return [text]
+
+
+def compile_wiki(
+    wiki_dir: Path, graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config, llm: LLMClient | None = None
+) -> CompileReport:
+    """Write the wiki pages for ``chunks`` into ``wiki_dir`` and report what changed."""
+    report = CompileReport()
+    drafts = plan_pages(graph, chunks, cfg)
+    titles = {entity_key(d.title): d.title for d in drafts}
+    cache = SummaryCache(wiki_dir / CACHE_FILE) if llm is not None else None
+    texts = {c.chunk_id: c.index_text for c in chunks}
+    pages: list[Page] = []
+    slugs: set[str] = set()
+    for draft in drafts:
+        rules = rule_summary(draft, cfg.wiki.summary_sentences)
+        chosen = [*rules, *_fact_sentences(draft.sentences)]
+        draft = replace(draft, sources=rank_sources(draft.sources, (draft.title, *draft.aliases), chosen, texts))
+        summary = llm_summary(draft, llm, cache, report) if llm is not None and cache is not None else None
+        body = render_body(draft, summary or rules, titles)
+        pages.append(Page(_unique(slugify(draft.title), slugs), draft.title, draft.kind, draft.aliases, draft.sources,
+                          latest_revision(draft.sentences), body))
+    write_pages(wiki_dir, pages, report)
+    if cache is not None:
+        cache.save()
+    return report
+
+
+def _unique(slug: str, taken: set[str]) -> str:
+    candidate, n = slug, 2
+    while candidate in taken:
+        candidate, n = f"{slug}-{n}", n + 1
+    taken.add(candidate)
+    return candidate
