@@ -97,11 +97,13 @@ def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: s
     out["hit@5"] = m.hit_at_k(ranked, gold, 5) if gold else None
     out["mrr@10"] = m.mrr_at_k(ranked, gold, 10) if gold else None
     out["ndcg@10"] = m.ndcg_at_k(ranked, gold, 10) if gold else None
-    if src_of_doc and question.gold_src_doc_ids:
+    # source-document level: the question's own gold sources, else those of its gold passages
+    src_gold = question.gold_src_doc_ids or tuple(src_of_doc[g] for g in gold if src_of_doc and g in src_of_doc)
+    if src_of_doc and src_gold:
         src_ranked = m.doc_ranking(ranked, lambda d: src_of_doc.get(d, d))
         for k in RANK_CUTOFFS:
-            out[f"src_recall@{k}"] = m.recall_at_k(src_ranked, question.gold_src_doc_ids, k)
-        out["src_mrr@10"] = m.mrr_at_k(src_ranked, question.gold_src_doc_ids, 10)
+            out[f"src_recall@{k}"] = m.recall_at_k(src_ranked, src_gold, k)
+        out["src_mrr@10"] = m.mrr_at_k(src_ranked, src_gold, 10)
     alternatives = question.alternatives
     out["answer_in_context"] = float(m.contains_answer(context, alternatives)) if alternatives else None
     out["extractive_hit"] = float(found and m.contains_answer(answer, alternatives)) if alternatives else None
