@@ -350,6 +350,15 @@ def llm_summary(draft: PageDraft, llm: LLMClient, cache: SummaryCache, report: C
     return [text]
 
 
+def summary_llm(cfg: Config) -> LLMClient | None:
+    """The LLM for page summaries when wiki.llm_summaries and llm.enabled are both on, else None."""
+    if not (cfg.wiki.llm_summaries and cfg.llm.enabled):
+        return None
+    from lambdarag.models.llm import llm_from_config
+
+    return llm_from_config(cfg)
+
+
 def compile_wiki(
     wiki_dir: Path, graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config, llm: LLMClient | None = None
 ) -> CompileReport:

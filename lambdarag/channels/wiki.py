@@ -33,7 +33,7 @@ from lambdarag.entity_graph import EXTRACTOR_VERSION
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk, Hit
 from lambdarag.text import Tokenizer, normalize
-from lambdarag.wiki import GENERATED_SUFFIX, compile_wiki, is_hand_edited, read_page
+from lambdarag.wiki import GENERATED_SUFFIX, compile_wiki, is_hand_edited, read_page, summary_llm
 
 if TYPE_CHECKING:
     from lambdarag.domain import Domain
@@ -78,7 +78,7 @@ def excerpt(body: str, limit: int = EXCERPT_CHARS) -> str:
     """Summary and key facts of a page body (the whole body when it has no such sections), at most ``limit``."""
     parts = _SECTION.split(body)
     sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    chosen = [sections[name] for name in ("摘要", "关键事实") if sections.get(name) and sections[name] != "（无）"]
+    chosen = [sections[n] for n in ("摘要", "关键事实") if sections.get(n, "").lstrip("- ") not in ("", "（无）")]
     text = "\n".join(chosen) if chosen else re.sub(r"^#.*$", "", body, flags=re.MULTILINE)
     text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -116,12 +116,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     """Compile the wiki pages, then index them and publish index/wiki atomically."""
     start = time.perf_counter()
     cfg = domain.config
-    llm = None
-    if cfg.wiki.llm_summaries and cfg.llm.enabled:
-        from lambdarag.models.llm import llm_from_config
-
-        llm = llm_from_config(cfg)
-    report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, llm)
+    report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, summary_llm(cfg))
     pages = read_pages(domain.wiki_dir)
     terms = sorted({n for p in pages for n in (p.title, *p.aliases) if 2 <= len(n) <= 20})
     tokenizer = Tokenizer(terms)

@@ -1,0 +1,31 @@
+"""`lambdarag wiki` (scripts/wiki_compile.py): build the entity graph, then compile and index the wiki pages."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lambdarag.commands.domains import add_domain_args
+from lambdarag.domain import open_domain
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("wiki", help="build the entity graph, then compile the wiki pages and index them")
+    add_domain_args(p)
+    progress = p.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="show a progress bar")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    p.set_defaults(handler=cmd_wiki)
+
+
+def cmd_wiki(args: argparse.Namespace) -> int:
+    from lambdarag.channels import graph, wiki
+    from lambdarag.commands.build import domain_chunks
+
+    domain = open_domain(args.domain, args.base_dir)
+    chunks = domain_chunks(domain)  # raises with the extract command when there are none
+    built = graph.build(domain, chunks, progress=args.progress)
+    print(f"graph of {domain.name}: {built.detail} in {built.seconds:.1f} s -> {domain.index_dir / graph.NAME}")
+    compiled = wiki.build(domain, chunks, progress=args.progress)
+    print(f"wiki of {domain.name}: {compiled.detail} in {compiled.seconds:.1f} s -> {domain.wiki_dir}")
+    return 0
