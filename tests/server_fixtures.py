@@ -78,6 +78,12 @@ NEW_DOC = ("校园卡充值.md", """# 校园卡充值办法
 
 校园卡可在圈存机或微信公众号“江城校园卡”充值，单次充值上限为1000元。
 """)
+SECOND_DOC = ("图书馆开放时间.md", """# 图书馆开放时间
+
+## 开放时间
+
+图书馆开放时间为每天8:00至22:00，寒暑假另行通知。
+""")
 
 
 def bare_domain(base: Path, name: str = "kb") -> Domain:
@@ -108,6 +114,16 @@ def built_domain(base: Path, name: str = "kb") -> Domain:
     write_corpus(domain.raw_dir)
     build(domain)
     return domain
+
+
+_SHARED: dict[str, Domain] = {}
+
+
+def shared_source(tmp_path_factory: Any) -> Domain:
+    """One built domain for the whole test session (built once); tests work on copy_domain() copies of it."""
+    if "source" not in _SHARED:
+        _SHARED["source"] = built_domain(tmp_path_factory.mktemp("server-source"))
+    return _SHARED["source"]
 
 
 def copy_domain(source: Domain, base: Path) -> Domain:

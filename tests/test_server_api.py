@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import ADMIN_TOKEN, built_domain, copy_domain
+from server_fixtures import ADMIN_TOKEN, copy_domain, shared_source
 
 from lambdarag.domain import Domain, open_domain
 from lambdarag.server import create_app
@@ -22,7 +22,7 @@ CITATION_KEYS = {"n", "doc_id", "title", "breadcrumb", "locator", "excerpt", "ch
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return built_domain(tmp_path_factory.mktemp("source"))
+    return shared_source(tmp_path_factory)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 
 import openai
 import pytest
-from server_fixtures import Gunicorn, built_domain, copy_domain, gunicorn, http
+from server_fixtures import Gunicorn, copy_domain, gunicorn, http, shared_source
 
 from lambdarag.domain import Domain
 
@@ -22,8 +22,7 @@ QUESTIONS = ("教职工出差住宿费标准是多少？", "报账大厅的联�
 
 @pytest.fixture(scope="module")
 def domain(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    source = built_domain(tmp_path_factory.mktemp("source"))
-    return copy_domain(source, tmp_path_factory.mktemp("served"))
+    return copy_domain(shared_source(tmp_path_factory), tmp_path_factory.mktemp("served"))
 
 
 @pytest.fixture(scope="module")

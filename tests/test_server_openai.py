@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import built_domain, copy_domain
+from server_fixtures import copy_domain, shared_source
 
 from lambdarag.domain import Domain
 from lambdarag.server import create_app
@@ -18,7 +18,7 @@ from lambdarag.server import create_app
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return built_domain(tmp_path_factory.mktemp("source"))
+    return shared_source(tmp_path_factory)
 
 
 @pytest.fixture
