@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,9 +27,25 @@ CHUNKS = {
 }
 
 
+_CLIENTS: list[LLMClient] = []
+
+
 @pytest.fixture(scope="module")
 def config() -> Config:
     return load_config()
+
+
+@pytest.fixture(autouse=True)
+def close_clients() -> Iterator[None]:
+    """Close every LLM client a test made: timed-out requests leave sockets the GC would warn about."""
+    yield
+    while _CLIENTS:
+        _CLIENTS.pop()._client.close()
+
+
+def client(cfg: Config) -> LLMClient:
+    _CLIENTS.append(LLMClient.from_settings(cfg.llm))
+    return _CLIENTS[-1]
 
 
 def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
@@ -77,7 +94,7 @@ def test_not_found_answer_uses_the_configured_text(config: Config) -> None:
 def _llm(config: Config, base_url: str, timeout: float = 3.0) -> tuple[Config, LLMClient]:
     cfg = dataclasses.replace(config, llm=dataclasses.replace(config.llm, enabled=True, base_url=base_url,
                                                                timeout_s=timeout, max_retries=0))
-    return cfg, LLMClient.from_settings(cfg.llm)
+    return cfg, client(cfg)
 
 
 def test_llm_answer_gets_the_domain_system_prompt_and_numbered_context(config: Config) -> None:

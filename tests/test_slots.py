@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -53,9 +54,25 @@ FEES = Chunk(
 )
 
 
+_CLIENTS: list[LLMClient] = []
+
+
 @pytest.fixture(scope="module")
 def config() -> Config:
     return load_config()
+
+
+@pytest.fixture(autouse=True)
+def close_clients() -> Iterator[None]:
+    """Close every LLM client a test made: timed-out requests leave sockets the GC would warn about."""
+    yield
+    while _CLIENTS:
+        _CLIENTS.pop()._client.close()
+
+
+def client(cfg: Config) -> LLMClient:
+    _CLIENTS.append(LLMClient.from_settings(cfg.llm))
+    return _CLIENTS[-1]
 
 
 def test_table_parser_reads_pipe_rows_with_caption() -> None:
@@ -114,7 +131,7 @@ def test_validate_slots_keeps_schema_fields_and_rejects_non_objects() -> None:
 def _llm_config(config: Config, base_url: str) -> tuple[Config, LLMClient]:
     cfg = dataclasses.replace(config, llm=dataclasses.replace(config.llm, enabled=True, base_url=base_url,
                                                                timeout_s=2.0, max_retries=0))
-    return cfg, LLMClient.from_settings(cfg.llm)
+    return cfg, client(cfg)
 
 
 def test_llm_slots_are_parsed_and_attributed_to_their_chunk(config: Config) -> None:
@@ -156,6 +173,6 @@ def test_llm_timeout_degrades_to_rules_with_the_error(config: Config) -> None:
         fake.delay_s = 1.0
         cfg = dataclasses.replace(config, llm=dataclasses.replace(config.llm, enabled=True, base_url=fake.base_url,
                                                                    timeout_s=0.2, max_retries=0))
-        result = fill_slots("data", "理工类学费多少", [FEES], LLMClient.from_settings(cfg.llm), cfg)
+        result = fill_slots("data", "理工类学费多少", [FEES], client(cfg), cfg)
     assert result.method == "rules" and result.error and "timed out" in result.error
     assert result.slots["value"] == "5200"

@@ -7,15 +7,25 @@ against its citations like an LLM answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lambdarag.answer.context import Packed
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.tables import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text import keyword_overlap, split_sentences
+from lambdarag.timeexpr import find_dates
 
 MAX_SENTENCES = 3
-EVIDENCE_PIECES = 4  # sentences are taken from this many top evidence chunks
+FLOOR = 0.6  # a sentence must score this share of the best one to be added
+TOP_CHUNK_FLOOR = 0.5  # the top chunk's best sentence leads when it scores this share of the best
+BROAD_INTENTS = frozenset({"synthesis", "compare"})
+BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
+BROAD_FLOOR = 0.4
+DATE_BONUS = 0.2
+CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
+SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
+EVIDENCE_PIECES = 5  # sentences are taken from this many top evidence chunks
 MIN_SENTENCE_CHARS = 6
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 
@@ -27,8 +37,17 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
     writer = SLOT_WRITERS.get(intent)
     lines = writer(slots, _marker(slots, numbers)) if writer and slots else []
     if not lines:
-        lines = best_sentences(question, packed, keywords)
-    return "".join(lines)
+        return "".join(best_sentences(question, packed, keywords, intent))
+    return "".join([*lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join(lines))])
+
+
+def _top_chunk_sentence(question: str, packed: Packed, keywords: Sequence[str], intent: str, text: str) -> list[str]:
+    """The top evidence chunk's best sentence when the slot lines do not cite that chunk (it may hold the answer)."""
+    scored = [s for s in _scored_sentences(question, packed, keywords, intent) if s.rank == 0]
+    if not scored or f"[{scored[0].n}]" in text:
+        return []
+    best = max(scored, key=lambda s: s.score)
+    return [f"{_close(best.sentence)}[{best.n}]{_end(best.sentence)}"] if best.score >= SLOT_EXTRA_MIN else []
 
 
 def _marker(slots: dict[str, Any], numbers: Mapping[str, int]) -> Callable[[str], str]:
@@ -91,28 +110,56 @@ SLOT_WRITERS: dict[str, Callable[[dict[str, Any], Callable[[str], str]], list[st
 }
 
 
-def best_sentences(question: str, packed: Packed, keywords: Sequence[str] = ()) -> list[str]:
-    """Up to three evidence sentences sharing the most question keywords, each with its [n]."""
-    wanted = question_grams(question)
-    scored: list[tuple[float, int, str]] = []
-    evidence = [p for p in packed.pieces if p.kind == "evidence" and p.n is not None][:EVIDENCE_PIECES]
-    for rank, piece in enumerate(evidence):
-        body = piece.text.split("\n", 1)[1] if "\n" in piece.text else piece.text
-        for sentence in candidate_sentences(body, wanted):
-            score = _score(sentence, keywords, wanted) + RANK_BONUS * (len(evidence) - rank) / len(evidence)
-            scored.append((score, int(piece.n or 0), sentence))
-    scored.sort(key=lambda t: -t[0])
+@dataclass(frozen=True)
+class _Scored:
+    score: float
+    n: int
+    rank: int  # position of the chunk among the evidence pieces (0 = top fused chunk)
+    sentence: str
+
+
+def best_sentences(question: str, packed: Packed, keywords: Sequence[str] = (), intent: str = "fact") -> list[str]:
+    """The evidence sentences sharing the most question keywords, each with its [n].
+
+    The top fused chunk's best sentence always comes first when it matches reasonably: fusion is the
+    consensus of every channel, one sentence's keyword count is not. Broad intents take more sentences
+    from more chunks.
+    """
+    scored = _scored_sentences(question, packed, keywords, intent)
     if not scored:
         return []
-    floor = max(scored[0][0] * 0.6, 1e-9)
-    picked: list[str] = []
-    seen: set[str] = set()
-    for score, n, sentence in scored:
-        if score < floor or len(picked) == MAX_SENTENCES or sentence in seen:
+    best = max(s.score for s in scored)
+    limit, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
+    floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
+    top = [s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR][:1]
+    picked: list[_Scored] = []
+    for item in [*top, *sorted(scored, key=lambda s: -s.score)]:
+        same_chunk = sum(1 for p in picked if p.n == item.n)
+        if item.score < floor or len(picked) == limit or same_chunk >= per_chunk or item in picked:
             continue
-        seen.add(sentence)
-        picked.append(f"{_close(sentence)}[{n}]{_end(sentence)}")
-    return picked
+        picked.append(item)
+    return [f"{_close(s.sentence)}[{s.n}]{_end(s.sentence)}" for s in picked]
+
+
+def _scored_sentences(question: str, packed: Packed, keywords: Sequence[str], intent: str) -> list[_Scored]:
+    wanted = question_grams(question)
+    evidence = [p for p in packed.pieces if p.kind == "evidence" and p.n is not None][:EVIDENCE_PIECES]
+    out: list[_Scored] = []
+    seen: set[str] = set()
+    for rank, piece in enumerate(evidence):
+        body = piece.text.split("\n", 1)[1] if "\n" in piece.text else piece.text
+        # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
+        chunk_score = _score(piece.text, keywords, wanted)
+        for sentence in candidate_sentences(body, wanted):
+            if sentence in seen:
+                continue
+            seen.add(sentence)
+            score = (1 - CHUNK_WEIGHT) * _score(sentence, keywords, wanted) + CHUNK_WEIGHT * chunk_score
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence)
+            if intent == "temporal" and find_dates(sentence):
+                score += DATE_BONUS  # "when" questions are answered by sentences that carry a date
+            out.append(_Scored(score, int(piece.n or 0), rank, sentence))
+    return out
 
 
 def candidate_sentences(body: str, wanted: set[str]) -> list[str]:
@@ -130,9 +177,9 @@ def _table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
 
 
 def _score(sentence: str, keywords: Sequence[str], wanted: set[str]) -> float:
-    if keywords:
-        return keyword_overlap(keywords, sentence)
-    return len(wanted & grams(sentence)) / len(wanted) if wanted else 0.0
+    """Keyword overlap blended with character-bigram overlap (which still matches 隶属于 against 隶属)."""
+    bigrams = len(wanted & grams(sentence)) / len(wanted) if wanted else 0.0
+    return (keyword_overlap(keywords, sentence) + bigrams) / 2 if keywords else bigrams
 
 
 def _close(sentence: str) -> str:
