@@ -6,10 +6,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from test_ingest_support import make_pptx, make_xlsx
+from test_ingest_support import make_pdf, make_pptx, make_xlsx
 
 from lambdarag.errors import ExtractionError, IndexMismatchError
 from lambdarag.ingest import IngestSettings, extract_domain, load_chunks
@@ -155,3 +157,21 @@ def test_one_run_per_domain_at_a_time(domain: tuple[Path, Path]) -> None:
 def test_a_missing_raw_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ExtractionError, match="does not exist"):
         extract_domain(tmp_path / "nowhere", tmp_path / "processed", SETTINGS, progress=False)
+
+
+def test_a_script_without_a_main_guard_extracts_once(tmp_path: Path) -> None:
+    raw, processed = tmp_path / "raw", tmp_path / "processed"
+    raw.mkdir()
+    make_pdf(raw / "rules.pdf", pages=1)  # a PDF goes to a worker process
+    script = tmp_path / "run.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "from lambdarag.ingest import IngestSettings, extract_domain\n"
+        f"report = extract_domain(Path({str(raw)!r}), Path({str(processed)!r}), IngestSettings(), progress=False)\n"
+        "print(report.summary())\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("completed") == 1 and "files: 1 extracted" in run.stdout
+    assert "Traceback" not in run.stderr

@@ -131,7 +131,7 @@ class _Run:
             return True
         if not rechunk and source in previous:
             return True
-        return store.record_path(self.processed, source).is_file()
+        return store.read_record(self.processed, source) is not None
 
     def _extract(self, jobs: list[Job], progress: bool, workers: int | None) -> None:
         bar = _progress_bar(len(jobs), progress)
@@ -142,7 +142,7 @@ class _Run:
                     bar.set_postfix_str(outcome.job.source[-40:], refresh=False)
                     bar.update(1)
 
-            run_jobs(jobs, self.settings, done, workers)
+            self.report.notes.extend(run_jobs(jobs, self.settings, done, workers))
         finally:
             if bar is not None:
                 bar.close()

@@ -117,7 +117,9 @@ def write_record(
         "sha256": sha256,
         "documents": [{**doc.to_dict(), "chunks": by_doc.get(doc.doc_id, [])} for doc in documents],
     }
-    atomic_write(record_path(processed_dir, source), [json.dumps(record, ensure_ascii=False, indent=1)])
+    # not fsynced: a record lost in a crash is detected on read and its file extracted again
+    text = json.dumps(record, ensure_ascii=False, indent=1)
+    atomic_write(record_path(processed_dir, source), [text], durable=False)
 
 
 @dataclass(frozen=True)
@@ -176,15 +178,16 @@ def write_state(processed_dir: Path, state: State) -> None:
     atomic_write(Path(processed_dir) / STATE_FILE, [json.dumps(data, ensure_ascii=False, indent=1)])
 
 
-def atomic_write(path: Path, parts: Iterable[str]) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``."""
+def atomic_write(path: Path, parts: Iterable[str], durable: bool = True) -> None:
+    """Write to a temporary file beside ``path`` (fsynced when ``durable``), then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.writelines(parts)
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

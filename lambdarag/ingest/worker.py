@@ -12,9 +12,11 @@ import contextlib
 import multiprocessing as mp
 import os
 import signal
+import sys
 import time
+import types
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -22,12 +24,16 @@ from typing import Any
 
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.chunk import chunk_document
+from lambdarag.ingest.detect import TEXT_KINDS, detect
 from lambdarag.ingest.document import Document
 from lambdarag.ingest.extract import extract_file
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.records import Chunk
 
 MAX_WORKERS = 4
+_INLINE_MAX_BYTES = 256 * 1024
+_START_TIMEOUT_S = 60.0  # a worker forks from the preloaded forkserver: normally milliseconds
+_READY = "ready"
 # imported once in the forkserver, so that every worker starts with the readers' libraries loaded
 _PRELOAD = ["lambdarag.ingest.worker", "pdfplumber", "docx", "pptx", "openpyxl", "charset_normalizer"]
 
@@ -74,22 +80,59 @@ def run_jobs(
     settings: IngestSettings,
     on_done: Callable[[Outcome], None],
     workers: int | None = None,
-) -> None:
-    """Run every job, calling ``on_done`` as each finishes (in the calling process)."""
+) -> list[str]:
+    """Run every job, calling ``on_done`` as each finishes (in the calling process).
+
+    Returns notes for the report: when no worker process can be started, the remaining
+    files are extracted in this process, without the time limit, and a note says so.
+    """
     queue = deque(jobs)
-    if settings.timeout_s <= 0 or workers == 0:
-        while queue:
-            on_done(process(queue.popleft(), settings))
-        return
-    _Pool(settings, workers or default_workers(len(queue))).run(queue, on_done)
+    notes: list[str] = []
+    if settings.timeout_s > 0 and workers != 0 and queue:
+        cheap = {id(job): _cheap(job, settings) for job in queue}
+        inline = deque(job for job in queue if cheap[id(job)])
+        queue = deque(job for job in queue if not cheap[id(job)])
+        pool = _Pool(settings, workers or default_workers(len(queue)))
+        pool.run(queue, inline, on_done)
+        if pool.broken:
+            notes.append(f"worker processes unavailable ({pool.broken}): files extracted without the time limit")
+    while queue:
+        on_done(process(queue.popleft(), settings))
+    return notes
+
+
+def _cheap(job: Job, settings: IngestSettings) -> bool:
+    """A small text file (by content, not only by name): linear parsers, milliseconds, cannot hang.
+
+    These run in the build process itself, which keeps the many-small-files case at the
+    cost of the extraction alone; everything else goes to a worker with the time limit.
+    """
+    try:
+        if job.path.stat().st_size > _INLINE_MAX_BYTES:
+            return False
+        return detect(job.path, settings).kind in TEXT_KINDS
+    except (ExtractionError, OSError):
+        return True  # refused before any parser runs: the reason is found again at once
+
+
+class _WorkerStartError(Exception):
+    """A worker process did not come up (it died or never said it was ready)."""
 
 
 class _Worker:
     def __init__(self, context: Any) -> None:
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child,), daemon=True)
-        self.process.start()
+        with _main_module_hidden():
+            self.process.start()
         child.close()
+        try:
+            ready = self.conn.poll(_START_TIMEOUT_S) and self.conn.recv() == _READY
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            self.kill()
+            raise _WorkerStartError(f"a worker exited with code {self.process.exitcode} on start")
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -111,27 +154,38 @@ class _Pool:
         self.context = _context()
         self.idle: list[_Worker] = []
         self.busy: dict[Connection, tuple[_Worker, Job, float]] = {}
+        self.broken = ""  # why no worker could be started, if so
 
-    def run(self, queue: deque[Job], on_done: Callable[[Outcome], None]) -> None:
+    def run(self, queue: deque[Job], inline: deque[Job], on_done: Callable[[Outcome], None]) -> None:
+        """Run the queue in workers and ``inline`` here meanwhile; if workers cannot start, the
+        rest of the queue is left for the caller."""
         try:
-            while queue or self.busy:
-                while queue and len(self.busy) < self.size:
-                    self._dispatch(queue.popleft())
-                for outcome in self._collect():
-                    on_done(outcome)
+            while (queue and not self.broken) or self.busy or inline:
+                while queue and not self.broken and len(self.busy) < self.size:
+                    self._dispatch(queue)
+                if inline:
+                    on_done(process(inline.popleft(), self.settings))
+                if self.busy:
+                    for outcome in self._collect(block=not inline):
+                        on_done(outcome)
         finally:
             for worker in [*self.idle, *(w for w, _, _ in self.busy.values())]:
                 worker.stop()
 
-    def _dispatch(self, job: Job) -> None:
-        worker = self.idle.pop() if self.idle else _Worker(self.context)
+    def _dispatch(self, queue: deque[Job]) -> None:
+        try:
+            worker = self.idle.pop() if self.idle else _Worker(self.context)
+        except _WorkerStartError as exc:
+            self.broken = str(exc)
+            return
+        job = queue.popleft()
         worker.conn.send((job, self.settings))
         self.busy[worker.conn] = (worker, job, time.monotonic() + self.settings.timeout_s)
 
-    def _collect(self) -> list[Outcome]:
-        """Outcomes of the jobs that finished, died or ran out of time while waiting."""
+    def _collect(self, block: bool) -> list[Outcome]:
+        """Outcomes of the jobs that finished, died or ran out of time (waiting if ``block``)."""
         deadline = min(limit for _, _, limit in self.busy.values())
-        ready = wait(list(self.busy), timeout=max(0.0, deadline - time.monotonic()))
+        ready = wait(list(self.busy), timeout=max(0.0, deadline - time.monotonic()) if block else 0.0)
         outcomes = [self._receive(conn) for conn in ready if isinstance(conn, Connection)]
         now = time.monotonic()
         for conn, (worker, job, limit) in list(self.busy.items()):
@@ -163,9 +217,27 @@ def _context() -> Any:
     return mp.get_context("spawn")
 
 
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Start a worker without making it re-run the parent's main script.
+
+    spawn and forkserver children re-import ``__main__`` from its file; a script without an
+    ``if __name__ == "__main__"`` guard (or a program read from stdin) would run again in
+    every worker. Workers need nothing from it: hide it while the process starts.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 def _serve(conn: Connection) -> None:
     """Worker loop: extract the files sent until told to stop (None) or the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    conn.send(_READY)
     while True:
         try:
             message = conn.recv()
