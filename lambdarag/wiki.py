@@ -50,6 +50,9 @@ RELATION_LABELS = {
 }
 _REVISION = re.compile(r"修订|修正|修改|施行|实施|印发|发布|生效|执行|更新")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_PAGE_MARK = re.compile(r"第\s*\d+\s*页")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_BULLET = re.compile(r"^(?:[-*•●○■□◆▪·]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）])\s*")
 LLM_PROMPT = "请只根据下面的资料，用两三句话概括“{title}”的要点，不要编造：\n{sentences}"
 
 
@@ -125,22 +128,23 @@ def slugify(title: str) -> str:
 
 
 def sentence_score(sentence: str, names: Sequence[str], entities: Sequence[Entity]) -> float:
-    """Informativeness: mentions of the page's entity, other entities, numbers, dates, a useful length."""
+    """Informativeness: the page's entity as subject and mentioned, other entities, numbers, dates, useful length."""
     key = entity_key(sentence)
     own = sum(key.count(n) for n in names if n)
+    subject = any(0 <= key.find(n) <= 4 for n in names if n)  # 预算科负责… / 本办法由… rather than a passing mention
     others = sum(1 for e in entities if e.kind not in ("date", "amount") and e.name not in names)
     dates = sum(1 for e in entities if e.kind == "date")
     numbers = len(_NUMBER.findall(sentence))
     length = len(sentence)
-    score = 2.0 * min(own, 2) + 0.5 * min(others, 4) + 0.5 * min(numbers, 3) + min(dates, 2) + min(length, 100) / 100
-    return score - (1.5 if length < 12 else 0.0) - (1.0 if length > 200 else 0.0)
+    score = min(own, 2) + 2.0 * subject + 0.5 * min(others, 4) + 0.3 * min(numbers, 3) + 0.5 * min(dates, 2)
+    return score + min(length, 100) / 100 - (1.5 if length < 15 else 0.0) - (1.0 if length > 200 else 0.0)
 
 
 def normalise_dates(sentence: str) -> str:
     """Dates written out in a sentence replaced by their normalised form ("2023年3月起" → "2023-03起")."""
     out, pos = [], 0
     for entity in extract_entities(sentence):
-        if entity.kind == "date":
+        if entity.kind == "date" and len(entity.name) > 4:  # a bare year reads better as written (2024年)
             out += [sentence[pos:entity.start], entity.name]
             pos = entity.end
     return "".join([*out, sentence[pos:]])
@@ -187,12 +191,17 @@ def render_body(draft: PageDraft, summary: Sequence[str], titles: Mapping[str, s
     lines = [f"# {draft.title}", ""]
     if draft.aliases:
         lines += ["别名：" + "、".join(draft.aliases), ""]
-    lines += ["## 摘要", "", "".join(summary) or "（无）", "", "## 关键事实", ""]
+    lines += ["## 摘要", "", "".join(map(_closed, summary)) or "（无）", "", "## 关键事实", ""]
     lines += [f"- {fact}" for fact in key_facts(draft.sentences)] or ["- （无）"]
     lines += ["", "## 关系", ""]
     lines += [f"- {label}：{_link(other, titles)}" for label, other in draft.relations] or ["- （无）"]
     lines += ["", "## 来源", ""] + [f"- {chunk_id}" for chunk_id in draft.sources]
     return "\n".join(lines) + "\n"
+
+
+def _closed(sentence: str) -> str:
+    """A sentence ending in punctuation, so summary sentences taken from lines do not run together."""
+    return sentence if sentence[-1:] in "。！？；.!?;…" else sentence + "。"
 
 
 def _link(name: str, titles: Mapping[str, str]) -> str:
@@ -220,7 +229,7 @@ def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[
     for title, doc_chunks in _documents(chunks).items():
         subject = regulation_subject(title) or entity_key(title)
         if subject not in taken and title not in taken and len(doc_chunks) >= cfg.wiki.min_mentions:
-            sentences = [s for c in doc_chunks for s in split_sentences(c.text)]
+            sentences = list(dict.fromkeys(s for c in doc_chunks for s in prose_sentences(c.text)))
             drafts.append(PageDraft(title, "topic", (), tuple(c.chunk_id for c in doc_chunks), tuple(sentences), ()))
     return sorted(drafts, key=lambda d: d.title)
 
@@ -232,13 +241,24 @@ def _documents(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
     return docs
 
 
+def prose_sentences(text: str) -> list[str]:
+    """Sentences of running text: table rows (| a | b |) left out, list bullets stripped."""
+    out = []
+    for sentence in split_sentences(text):
+        if sentence.startswith("|") or _PAGE_MARK.search(sentence):
+            continue  # a row without its header, or a running header, says little on a page
+        sentence = _BULLET.sub("", sentence).strip()
+        if len(_CJK_CHAR.findall(sentence)) >= 8:
+            out.append(sentence)
+    return out
+
+
 def _mentioning(chunks: Sequence[Chunk], names: Sequence[str], node: str) -> list[str]:
     """Sentences naming the entity; a regulation's own document counts whole (its sentences say 本办法)."""
     out: list[str] = []
     for chunk in chunks:
-        sentences = split_sentences(chunk.text)
         own_document = regulation_subject(chunk.title) == node
-        out += [s for s in sentences if own_document or any(n in entity_key(s) for n in names)]
+        out += [s for s in prose_sentences(chunk.text) if own_document or any(n in entity_key(s) for n in names)]
     return list(dict.fromkeys(out))
 
 

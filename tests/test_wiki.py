@@ -52,7 +52,7 @@ def compiled(tmp_path: Path) -> tuple[Domain, list[Chunk]]:
 
 def test_dates_in_facts_are_normalised() -> None:
     assert normalise_dates("新标准2023年3月起执行") == "新标准2023-03起执行"
-    assert normalise_dates("自2024年7月1日起施行，二〇二一年修订") == "自2024-07-01起施行，2021修订"
+    assert normalise_dates("自2024年7月1日起施行，二〇二一年修订") == "自2024-07-01起施行，二〇二一年修订"
     assert key_facts(["财务处负责解释。", "每人每天900元。", "每人每天900元。"]) == ["每人每天900元。"]
     assert slugify("《江城大学差旅费管理办法》（2024修订版）") == "江城大学差旅费管理办法-2024修订版"
 
