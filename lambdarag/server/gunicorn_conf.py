@@ -23,6 +23,13 @@ control_socket_disable = True
 
 
 def on_starting(server: Any) -> None:
-    """Import the request path in the master: forked workers share the modules instead of importing them."""
-    import lambdarag.pipeline
-    import lambdarag.server  # noqa: F401
+    """Import the request path and the channels in the master: forked workers share the modules."""
+    import importlib
+
+    from lambdarag.channels.base import CHANNEL_MODULES
+
+    for module in ("lambdarag.pipeline", "lambdarag.server", "rjieba", *CHANNEL_MODULES.values()):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # a channel that cannot load here is reported by /readyz, not by the master
+            continue
