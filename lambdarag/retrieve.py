@@ -132,8 +132,9 @@ def _collect(name: str, query: str, future: Future[tuple[list[Hit], float]], sta
 def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], uniform: bool) -> dict[str, float]:
     """RRF weight per channel: the intent's from config, or 1 for every channel when ``uniform``."""
     classes = kb.config.intents.classes
-    table: Mapping[str, float] = classes[intent].weights if intent in classes and not uniform else {}
-    return {name: 1.0 if uniform or intent not in classes else float(table.get(name, 0.0)) for name in channels}
+    if uniform or intent not in classes:
+        return {name: 1.0 for name in channels}
+    return {name: float(classes[intent].weights.get(name, 0.0)) for name in channels}
 
 
 def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
