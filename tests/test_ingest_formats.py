@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_ingest_support import make_docx, make_encrypted_pdf, make_pdf, make_pptx, make_xlsx
+from test_ingest_support import (
+    make_docx,
+    make_encrypted_pdf,
+    make_pdf,
+    make_pptx,
+    make_two_column_pdf,
+    make_xlsx,
+)
 
 from lambdarag.ingest import IngestSettings, extract_file
 from lambdarag.ingest.document import Document, Table
@@ -82,6 +89,16 @@ def test_pdf_headers_footers_headings_tables_and_ocr_pages(tmp_path: Path) -> No
     table_block = next(b for b in doc.blocks if b.table is not None)
     assert (table_block.locator, table_block.page, table_block.section) == ("第2页", 2, ("第2章 规定2",))
     assert doc.needs_ocr_pages == (5,) and doc.pages == 5
+
+
+def test_pdf_two_columns_are_read_one_after_the_other(tmp_path: Path) -> None:
+    doc = one(make_two_column_pdf(tmp_path / "journal.pdf"))
+    first_page = " ".join(b.text for b in doc.blocks if b.page == 1)
+    left = [first_page.index(f"左栏第{i:02d}行") for i in range(30)]
+    right = [first_page.index(f"右栏第{i:02d}行") for i in range(30)]
+    assert left == sorted(left) and right == sorted(right) and left[-1] < right[0]
+    second_page = " ".join(b.text for b in doc.blocks if b.page == 2)
+    assert "项目00 负责人00，办公地点行政楼0室" in second_page  # label and value stay on their row
 
 
 def test_pdf_encrypted_with_owner_password_only_is_extracted(tmp_path: Path) -> None:

@@ -202,3 +202,24 @@ def make_zip_bomb(path: Path, megabytes: int) -> Path:
             for _ in range(megabytes):
                 filler.write(block)
     return path
+
+
+def make_two_column_pdf(path: Path) -> Path:
+    """Page 1: a running title and two filled text columns; page 2: an unruled label/value list."""
+    from reportlab.pdfgen import canvas
+
+    font = _chinese_font()
+    pdf = canvas.Canvas(str(path))
+    pdf.setFont(font, 10)
+    pdf.drawString(72, 800, "学报 2024年第1期")
+    for i in range(30):
+        pdf.drawString(60, 740 - i * 14, f"左栏第{i:02d}行的正文内容，一直写到本栏的右边缘为止")
+        pdf.drawString(320, 740 - i * 14, f"右栏第{i:02d}行的正文内容，一直写到本栏的右边缘为止")
+    pdf.showPage()
+    pdf.setFont(font, 10)
+    for i in range(30):
+        pdf.drawString(60, 740 - i * 14, f"项目{i:02d}")
+        pdf.drawString(320, 740 - i * 14, f"负责人{i:02d}，办公地点行政楼{i}室")
+    pdf.showPage()
+    pdf.save()
+    return path

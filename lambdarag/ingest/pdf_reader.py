@@ -30,6 +30,8 @@ _PAGE_NUMBER = re.compile(
 _SENTENCE_END = re.compile(r"[。！？；：.!?;:]$")
 _HEADING_RATIO = 1.2  # a line at least this much larger than the body font is a heading
 _UNMAPPED = re.compile(r"^\(cid:\d+\)$")  # a glyph pdfminer could not map to Unicode
+_MIN_GUTTER = 8.0  # points of empty space between two text columns
+_MIN_COLUMN_WORDS = 10
 
 
 def page_locator(number: int) -> str:
@@ -44,6 +46,7 @@ class _Line:
     x1: float
     size: float
     margin: bool = False  # within the top or bottom band where running headers and footers sit
+    edge: float = 0.0  # right edge of the text in this line's column
 
 
 @dataclass
@@ -51,7 +54,6 @@ class _Page:
     number: int
     items: list[_Line | tuple[float, Table]] = field(default_factory=list)
     needs_ocr: bool = False
-    right: float = 0.0  # right edge of the text on the page
     sizes: Counter[float] = field(default_factory=Counter)  # font size -> characters, tables too
 
 
@@ -121,19 +123,87 @@ def _read_page(page: Any, number: int) -> _Page:
     tables = _tables(page) if (page.rects or page.lines or page.curves) else []
     boxes = [bbox for bbox, _ in tables]
     text_page = page.filter(lambda obj: obj.get("object_type") != "char" or not _inside(obj, boxes))
-    items: list[_Line | tuple[float, Table]] = [(bbox[1], table) for bbox, table in tables]
-    right = 0.0
-    for line in text_page.extract_text_lines(return_chars=True, strip=True):
-        line_sizes = [ch["size"] for ch in line["chars"] if ch.get("text", "").strip()]
-        if line["text"].strip() and line_sizes:
-            band = _MARGIN_BAND * page.height
-            margin = line["top"] < band or line["bottom"] > page.height - band
-            items.append(_Line(line["text"].strip(), line["top"], line["bottom"], line["x1"],
-                               round(statistics.median(line_sizes), 1), margin))
-            right = max(right, line["x1"])
-    items.sort(key=lambda item: item.top if isinstance(item, _Line) else item[0])
-    sizes = Counter(round(ch["size"], 1) for ch in page.chars if ch.get("text", "").strip())
-    return _Page(number, items, right=right, sizes=sizes)
+    band = _MARGIN_BAND * page.height
+    gutter = _gutter(text_page, boxes, page.width, page.height, band)
+    keyed: list[tuple[tuple[int, float], _Line | Table]] = [
+        ((_segment(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), gutter, page.height, band), b[1]), table)
+        for b, table in tables
+    ]
+    for segment, line in _segment_lines(text_page, gutter, page.height, band):
+        keyed.append(((segment, line.top), line))
+    keyed.sort(key=lambda pair: pair[0])
+    edges: dict[int, float] = {}
+    for (segment, _), item in keyed:
+        if isinstance(item, _Line):
+            edges[segment] = max(edges.get(segment, 0.0), item.x1)
+    for (segment, _), item in keyed:
+        if isinstance(item, _Line):
+            item.edge = edges[segment]
+    items: list[_Line | tuple[float, Table]] = [
+        item if isinstance(item, _Line) else (key[1], item) for key, item in keyed
+    ]
+    sizes = Counter(round(ch["size"], 1) for ch in chars)
+    return _Page(number, items, sizes=sizes)
+
+
+def _segment(center: tuple[float, float], gutter: float | None, height: float, band: float) -> int:
+    """Reading-order segment of a point: 0 top margin, 1 left (or only) column, 2 right, 3 bottom."""
+    x, y = center
+    if y < band:
+        return 0
+    if y > height - band:
+        return 3
+    return 2 if gutter is not None and x > gutter else 1
+
+
+def _segment_lines(text_page: Any, gutter: float | None, height: float, band: float) -> Iterator[tuple[int, _Line]]:
+    """Text lines with their segment; with two columns, each column is read on its own."""
+    segments = (0, 1, 2, 3) if gutter is not None else (None,)
+    for segment in segments:
+        part = text_page if segment is None else text_page.filter(
+            lambda obj, seg=segment: obj.get("object_type") != "char"
+            or _segment(((obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2), gutter, height, band) == seg
+        )
+        for line in part.extract_text_lines(return_chars=True, strip=True):
+            sizes = [ch["size"] for ch in line["chars"] if ch.get("text", "").strip()]
+            if line["text"].strip() and sizes:
+                margin = line["top"] < band or line["bottom"] > height - band
+                found = _Line(line["text"].strip(), line["top"], line["bottom"], line["x1"],
+                              round(statistics.median(sizes), 1), margin)
+                centre = ((line["x0"] + line["x1"]) / 2, (line["top"] + line["bottom"]) / 2)
+                yield _segment(centre, gutter, height, band), found
+
+
+def _gutter(text_page: Any, boxes: list[tuple[float, float, float, float]], width: float, height: float,
+            band: float) -> float | None:
+    """The x of the gap between two text columns, or None for a single-column page.
+
+    A gap counts when no word or table of the body crosses it, it lies in the middle 40% of
+    the page, both sides hold at least a fifth of the words and are wide, and the left
+    column's lines run up to it (filled text, not the short labels of an unruled table).
+    """
+    words = [w for w in text_page.extract_words() if w["top"] >= band and w["bottom"] <= height - band]
+    if len(words) < 2 * _MIN_COLUMN_WORDS:
+        return None
+    spans = sorted([(w["x0"], w["x1"]) for w in words] + [(b[0], b[2]) for b in boxes])
+    best: tuple[float, float] | None = None  # (centre, width)
+    reach = spans[0][1]
+    for x0, x1 in spans[1:]:
+        gap = x0 - reach
+        centre = (reach + x0) / 2
+        if gap >= _MIN_GUTTER and 0.3 * width <= centre <= 0.7 * width and (best is None or gap > best[1]):
+            best = (centre, gap)
+        reach = max(reach, x1)
+    if best is None:
+        return None
+    left = [w for w in words if w["x1"] <= best[0]]
+    right = [w for w in words if w["x0"] >= best[0]]
+    if min(len(left), len(right)) < 0.2 * len(words):
+        return None
+    left_edge = min(w["x0"] for w in left)
+    filled = statistics.median(w["x1"] for w in left) >= best[0] - 0.15 * (best[0] - left_edge)
+    wide = best[0] - left_edge >= 0.25 * width and max(w["x1"] for w in right) - best[0] >= 0.25 * width
+    return best[0] if filled and wide else None
 
 
 def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], Table]]:
@@ -219,7 +289,7 @@ def _emit_page(builder: DocBuilder, page: _Page, margins: set[str], levels: dict
             paragraph = []
             builder.heading(level, item.text, locator)
             continue
-        if paragraph and _breaks(paragraph[-1], item, page.right):
+        if paragraph and _breaks(paragraph[-1], item):
             _flush(builder, paragraph, locator, page.number)
             paragraph = []
         paragraph.append(item)
@@ -235,12 +305,14 @@ def _heading_level(line: _Line, levels: dict[float, int]) -> int | None:
     return None if level is None else len(levels) + level
 
 
-def _breaks(previous: _Line, line: _Line, right: float) -> bool:
-    """A new paragraph: a blank gap above the line, or a short previous line ending a sentence."""
+def _breaks(previous: _Line, line: _Line) -> bool:
+    """A new paragraph: a blank gap above the line (or a new column), or a short previous line
+    ending a sentence."""
     height = max(previous.bottom - previous.top, 1.0)
-    if line.top - previous.bottom > 0.8 * height:
+    gap = line.top - previous.bottom
+    if gap > 0.8 * height or gap < -height:  # blank space, or back up to the top of the next column
         return True
-    return previous.x1 < right - 2 * previous.size and bool(_SENTENCE_END.search(previous.text))
+    return previous.x1 < previous.edge - 2 * previous.size and bool(_SENTENCE_END.search(previous.text))
 
 
 def _flush(builder: DocBuilder, lines: list[_Line], locator: str, page: int) -> None:
