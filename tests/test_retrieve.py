@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.channels import bm25, vector
-from lambdarag.config_schema import Config
+from lambdarag.channels import bm25, channel_module
 from lambdarag.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.fusion import recency_boost, table_boost, weighted_rrf
@@ -47,8 +46,8 @@ RAW = {
 INSTANCE = (
     "embedding:\n  backend: openai\n  base_url: '{url}'\n  model: char-bag\n  dim: 64\n  max_retries: 0\n"
     "  timeout_s: 5\n  query_prefix: ''\n  passage_prefix: ''\n"
-    "retrieval:\n  channels:\n    graph: {{timeout_s: 0.3}}\n"
 )
+CHANNELS = ("bm25", "vector", "graph", "wiki")
 
 
 def char_bag(text: str) -> list[float]:
@@ -66,20 +65,24 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def domain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Domain:
-    base = tmp_path_factory.mktemp("kb")
+def make_domain(base: Path, url: str, channels: tuple[str, ...]) -> Domain:
+    """A real domain: documents in raw/, extracted, the given channels built with their real builders."""
     domain = init_domain("finance", base)
-    domain.instance_file.write_text(INSTANCE.format(url=fake.base_url), encoding="utf-8")
+    domain.instance_file.write_text(INSTANCE.format(url=url), encoding="utf-8")
     domain = open_domain("finance", base)
     for name, text in RAW.items():
         (domain.raw_dir / name).write_text(text, encoding="utf-8")
     settings = IngestSettings(**dataclasses.asdict(domain.config.ingest))
     extract_domain(domain.raw_dir, domain.processed_dir, settings, progress=False, workers=0)
     chunks = load_chunks(domain.processed_dir)
-    bm25.build(domain, chunks, progress=False)
-    vector.build(domain, chunks, progress=False)
+    for name in channels:
+        channel_module(name).build(domain, chunks, progress=False)
     return domain
+
+
+@pytest.fixture(scope="module")
+def domain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Domain:
+    return make_domain(tmp_path_factory.mktemp("kb"), fake.base_url, CHANNELS)
 
 
 @pytest.fixture(scope="module")
@@ -95,14 +98,26 @@ def chunk_with(kb: KnowledgeBase, text: str) -> str:
     return next(c.chunk_id for c in kb.chunks.values() if text in c.text)
 
 
-def test_load_records_missing_channels_without_failing(kb: KnowledgeBase) -> None:
-    assert set(kb.channels) == {"bm25", "vector"}
-    assert set(kb.channel_errors) == {"graph", "wiki"}  # enabled but not built (or not written yet)
+def test_load_with_every_channel(kb: KnowledgeBase) -> None:
+    assert set(kb.channels) == set(CHANNELS) and kb.channel_errors == {}
     health = kb.health()
-    assert health["ok"] and health["degraded"]
-    assert health["channels"]["bm25"] == health["channels"]["vector"] == "loaded"
+    assert health["ok"] and not health["degraded"]
+    assert health["channels"] == {name: "loaded" for name in CHANNELS}
     assert (health["llm"], health["chunks"]) == ("disabled", len(kb.chunks))
     assert kb.tokenizer is kb.channels["bm25"].tokenizer  # type: ignore[attr-defined]
+
+
+def test_load_records_missing_channels_without_failing(tmp_path: Path, fake: FakeOpenAI) -> None:
+    partial = KnowledgeBase.load(make_domain(tmp_path, fake.base_url, ("bm25",)))
+    assert set(partial.channels) == {"bm25"}
+    assert set(partial.channel_errors) == {"vector", "graph", "wiki"}
+    assert "missing" in partial.channel_errors["vector"]
+    health = partial.health()
+    assert health["ok"] and health["degraded"] and health["channels"]["graph"] == partial.channel_errors["graph"]
+    question = "报账大厅的联系电话"
+    r = retrieve(partial, question, expand(partial, question, "person"), "person", PipelineOptions())
+    assert r.runs["vector"].error is not None and r.runs["vector"].error.startswith("not loaded:")
+    assert r.weights == {"bm25": 0.8} and r.fused
 
 
 def test_load_without_chunks_says_which_command_builds(tmp_path: Path) -> None:
@@ -116,13 +131,13 @@ def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: Knowledge
     question = "报账大厅的联系电话是多少？"
     r = retrieve(kb, question, expand(kb, question, "person"), "person", PipelineOptions())
     assert r.fused[0].chunk_id == chunk_with(kb, "027-88886666")
-    assert r.weights == {"bm25": 0.8, "vector": 0.5}  # the person intent's weights, answering channels only
+    assert r.weights == {"bm25": 0.8, "vector": 0.5, "graph": 0.3, "wiki": 0.5}  # the person intent's
     assert r.gate.passed and r.gate.kept == "first" and len(r.gate.attempts) == 1
     trace = retrieval_trace(r)
     assert trace["channels"]["bm25"]["query"].startswith(question)
     assert trace["channels"]["vector"]["query"] == question
     assert trace["channels"]["bm25"]["candidates"] > 0 and trace["channels"]["bm25"]["error"] is None
-    assert trace["channels"]["graph"]["error"].startswith("not loaded:")
+    assert all(trace["channels"][n]["error"] is None for n in CHANNELS)
     assert trace["fused"][0]["chunk_id"] == r.fused[0].chunk_id
     assert trace["gate"]["overlap"] >= 0.3
 
@@ -130,7 +145,7 @@ def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: Knowledge
 def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[str]:
     """The same fusion computed one channel after another, without the pool."""
     settings = kb.config.retrieval
-    rankings = {n: kb.channels[n].search(exp.query_for(n), settings.channels[n].top_k) for n in ("vector", "bm25")}
+    rankings = {n: kb.channels[n].search(exp.query_for(n), settings.channels[n].top_k) for n in reversed(CHANNELS)}
     weights = dict(kb.config.intents.classes[intent].weights)
     fused = weighted_rrf(rankings, weights, settings.rrf_k)
     if intent == "data":
@@ -212,17 +227,25 @@ class SlowChannel:
 TEXTS = {"a#0": "差旅费住宿标准每天500元", "b#0": "图书馆开放时间", "c#0": "宿舍管理规定", "d#0": "差旅费报销流程"}
 
 
-def small_kb(domain: Domain, channels: dict[str, object], config: Config | None = None) -> KnowledgeBase:
+@pytest.fixture
+def small(tmp_path: Path) -> Domain:
+    """A domain folder for hand-made knowledge bases; the graph channel gets a 0.3 s budget."""
+    domain = init_domain("small", tmp_path)
+    domain.instance_file.write_text("retrieval:\n  channels:\n    graph: {timeout_s: 0.3}\n", encoding="utf-8")
+    return open_domain("small", tmp_path)
+
+
+def small_kb(domain: Domain, channels: dict[str, object]) -> KnowledgeBase:
     chunks = {cid: Chunk(cid, cid[0], cid[0], cid[0], text) for cid, text in TEXTS.items()}
-    return KnowledgeBase(domain=domain, config=config or domain.config, chunks=chunks,
+    return KnowledgeBase(domain=domain, config=domain.config, chunks=chunks,
                          channels=channels, channel_errors={}, tokenizer=Tokenizer(), llm=None,  # type: ignore[arg-type]
                          loaded_at=time.time())
 
 
-def test_failed_and_slow_channels_are_left_out_with_the_reason(domain: Domain) -> None:
+def test_failed_and_slow_channels_are_left_out_with_the_reason(small: Domain) -> None:
     slow = SlowChannel()
     good = {"bm25": ListChannel("bm25", ["a#0", "b#0", "zz#9"]), "vector": ListChannel("vector", ["b#0", "c#0"])}
-    kb = small_kb(domain, {**good, "graph": slow, "wiki": FailingChannel()})
+    kb = small_kb(small, {**good, "graph": slow, "wiki": FailingChannel()})
     exp = Expansion("差旅费 标准", "差旅费标准", "差旅费标准", "差旅费标准", keywords=["差旅费", "标准"])
     try:
         runs = run_channels(kb, exp, PipelineOptions())
@@ -237,8 +260,8 @@ def test_failed_and_slow_channels_are_left_out_with_the_reason(domain: Domain) -
     assert outcome.fused == [f for f in expected if f.chunk_id != "zz#9"]  # unknown (stale) ids dropped
 
 
-def test_not_loaded_and_unknown_channels_are_reported(domain: Domain) -> None:
-    kb = small_kb(domain, {"bm25": ListChannel("bm25", ["a#0"])})
+def test_not_loaded_and_unknown_channels_are_reported(small: Domain) -> None:
+    kb = small_kb(small, {"bm25": ListChannel("bm25", ["a#0"])})
     kb.channel_errors["vector"] = "vector index is missing"
     exp = Expansion("q", "q", "q", "q")
     runs = run_channels(kb, exp, PipelineOptions(channels=("bm25", "vector", "sparse")))
@@ -247,10 +270,10 @@ def test_not_loaded_and_unknown_channels_are_reported(domain: Domain) -> None:
     assert [h.chunk_id for h in runs["bm25"].hits] == ["a#0"]
 
 
-def test_gate_retries_with_the_core_rewrite_and_keeps_the_better(domain: Domain) -> None:
+def test_gate_retries_with_the_core_rewrite_and_keeps_the_better(small: Domain) -> None:
     # the first attempt ranks unrelated chunks; the rewrite (space-separated core terms) finds the right one
     channel = ListChannel("bm25", ["b#0", "c#0"], on_marker=["a#0", "d#0"])
-    kb = small_kb(domain, {"bm25": channel})
+    kb = small_kb(small, {"bm25": channel})
     question = "请问差旅费的住宿标准到底是多少呢"
     exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
     r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
@@ -262,8 +285,8 @@ def test_gate_retries_with_the_core_rewrite_and_keeps_the_better(domain: Domain)
     assert retrieval_trace(r)["gate"]["attempts"][1]["query"].startswith(gate.rewritten)
 
 
-def test_gate_keeps_the_first_when_the_retry_is_not_better(domain: Domain) -> None:
-    kb = small_kb(domain, {"bm25": ListChannel("bm25", ["b#0", "c#0"])})
+def test_gate_keeps_the_first_when_the_retry_is_not_better(small: Domain) -> None:
+    kb = small_kb(small, {"bm25": ListChannel("bm25", ["b#0", "c#0"])})
     question = "请问差旅费的住宿标准到底是多少呢"
     exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
     r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
@@ -271,9 +294,9 @@ def test_gate_keeps_the_first_when_the_retry_is_not_better(domain: Domain) -> No
     assert "not better" in r.gate.reason
 
 
-def test_gate_off_makes_one_attempt(domain: Domain) -> None:
+def test_gate_off_makes_one_attempt(small: Domain) -> None:
     channel = ListChannel("bm25", ["b#0"], on_marker=["a#0"])
-    kb = small_kb(domain, {"bm25": channel})
+    kb = small_kb(small, {"bm25": channel})
     question = "请问差旅费的住宿标准到底是多少呢"
     exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
     r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",), gate=False))
