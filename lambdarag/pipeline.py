@@ -16,7 +16,7 @@ from typing import Any
 from lambdarag.answer.context import Packed, pack_context
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
-from lambdarag.answer.slots import SlotResult, fill_slots
+from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
 from lambdarag.corrective import overlap_score
 from lambdarag.feedback import FeedbackLog, now_iso
 from lambdarag.knowledge import KnowledgeBase
@@ -107,9 +107,10 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
     _understand(req)
     _retrieve(req)
     with req.stages.stage("slots"):
-        evidence = [kb.chunks[f.chunk_id] for f in req.retrieval.fused] if req.found and req.retrieval else []
-        req.slots = fill_slots(req.intent.intent if req.intent else "", req.condensed.question, evidence,
-                               req.llm, kb.config) if req.found else SlotResult()
+        if req.found and req.retrieval is not None and req.intent is not None:
+            fused = [kb.chunks[f.chunk_id] for f in req.retrieval.fused]
+            evidence = slot_evidence(req.intent.intent, req.condensed.question, fused, kb.chunks)
+            req.slots = fill_slots(req.intent.intent, req.condensed.question, evidence, req.llm, kb.config)
     with req.stages.stage("context"):
         if req.found and req.retrieval is not None:
             req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars)

@@ -8,11 +8,13 @@ error is kept for the trace. Other intents (fact, compare, temporal, ...) are sk
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.slot_rules import data_slots, person_slots, process_slots
+from lambdarag.answer.tables import match_score, question_grams
 from lambdarag.config_schema import Config
 from lambdarag.errors import ServiceError
 from lambdarag.records import Chunk
@@ -34,6 +36,9 @@ RULES: dict[str, Callable[[str, Sequence[Chunk]], dict[str, Any]]] = {
     "process": process_slots,
     "data": data_slots,
 }
+PROCEDURE_TITLE = re.compile(r"流程|指南|须知|办事|手续|步骤|操作")
+PROCEDURE_TITLE_BONUS = 2.0  # a procedure document beats a regulation that merely mentions the topic
+TITLE_WEIGHT = 2.0
 EVIDENCE_CHUNKS = 8  # top evidence chunks the slot filler reads (the default fused top-k)
 PROMPT_CONTEXT_CHARS = 2500
 
@@ -56,7 +61,7 @@ def fill_slots(
     """Slots for ``intent`` from the top evidence chunks; skipped for intents not in config.slots.intents."""
     if not config.slots.enabled or intent not in config.slots.intents or intent not in SCHEMAS:
         return SlotResult()
-    top = list(evidence[:EVIDENCE_CHUNKS])
+    top = list(evidence[: max(EVIDENCE_CHUNKS, len(evidence)) if intent == "process" else EVIDENCE_CHUNKS])
     error: str | None = None
     if llm is not None:
         try:
@@ -73,6 +78,41 @@ def _llm_slots(intent: str, question: str, evidence: Sequence[Chunk], llm: LLMCl
     )
     slots = llm.chat_json([{"role": "user", "content": prompt}], lambda data: validate_slots(intent, data))
     return attribute_sources(slots, evidence)
+
+
+def slot_evidence(intent: str, question: str, evidence: Sequence[Chunk], chunks: Mapping[str, Chunk]) -> list[Chunk]:
+    """The chunks slot filling reads: for a process, the whole best-matching procedure document first.
+
+    A procedure's steps, materials and contacts sit in sibling chunks of one document, and retrieval
+    rarely ranks all of them in the top k; the document whose title matches the question best (a
+    流程/步骤/材料 section breaking ties) is read in full, then the rest of the evidence.
+    """
+    if intent != "process" or not evidence:
+        return list(evidence)
+    wanted = question_grams(question)
+    order = {c.doc_id: i for i, c in reversed(list(enumerate(evidence)))}
+
+    def doc_score(doc_id: str) -> tuple[float, int]:
+        mine = [c for c in evidence if c.doc_id == doc_id]
+        title = mine[0].title
+        text = max(match_score(wanted, c.index_text) for c in mine)
+        procedure = PROCEDURE_TITLE_BONUS if PROCEDURE_TITLE.search(title) else 0.0
+        return (text + TITLE_WEIGHT * match_score(wanted, title) + procedure, -order[doc_id])
+
+    anchor = max(order, key=doc_score)
+    siblings = document_chunks(anchor, chunks)
+    return [*siblings, *(c for c in evidence if c.doc_id != anchor)]
+
+
+def document_chunks(doc_id: str, chunks: Mapping[str, Chunk], limit: int = 200) -> list[Chunk]:
+    """A document's chunks in order, found by their ids "<doc_id>#0000", "#0001", … (the chunk id contract)."""
+    found: list[Chunk] = []
+    for i in range(limit):
+        chunk = chunks.get(f"{doc_id}#{i:04d}")
+        if chunk is None:
+            break
+        found.append(chunk)
+    return found
 
 
 def validate_slots(intent: str, data: Any) -> dict[str, Any]:
