@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 from server_fixtures import Gunicorn, copy_domain, gunicorn, http, shared_source
 
-from lambdarag.domain import Domain
+from lambdarag.domain import Domain, open_domain
 
 CONCURRENT_REQUESTS = 48
 PARALLEL_CLIENTS = 12
@@ -22,7 +23,17 @@ QUESTIONS = ("教职工出差住宿费标准是多少？", "报账大厅的联�
 
 @pytest.fixture(scope="module")
 def domain(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return copy_domain(shared_source(tmp_path_factory), tmp_path_factory.mktemp("served"))
+    served = copy_domain(shared_source(tmp_path_factory), tmp_path_factory.mktemp("served"))
+    with open(served.instance_file, "a", encoding="utf-8") as handle:
+        # rotate after a couple of lines, keeping every file: rotation races would lose or split lines
+        handle.write("feedback: {rotate_mb: 0.002, keep_rotated: 500}\n")
+    return open_domain(served.name, served.root.parent)
+
+
+def log_lines(folder: Path, name: str) -> list[str]:
+    """Every line of a log and its rotated files (name, name.1, name.2, ...)."""
+    return [line for path in sorted(folder.glob(f"{name}*")) if not path.name.endswith(".lock")
+            for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +76,7 @@ def test_official_openai_client_works_unchanged(server: Gunicorn) -> None:
 
 
 def test_concurrent_requests_leave_exactly_n_log_lines(server: Gunicorn, domain: Domain) -> None:
-    log = domain.feedback_dir / "query_log.jsonl"
-    before = log.read_text(encoding="utf-8").count("\n") if log.exists() else 0
+    before = {json.loads(line)["request_id"] for line in log_lines(domain.feedback_dir, "query_log.jsonl")}
 
     def one(i: int) -> tuple[int, str, str]:
         status, headers, body = post(server, "/api/ask", {"question": QUESTIONS[i % len(QUESTIONS)]})
@@ -76,12 +86,13 @@ def test_concurrent_requests_leave_exactly_n_log_lines(server: Gunicorn, domain:
         results = list(pool.map(one, range(CONCURRENT_REQUESTS)))
     assert all(status == 200 for status, _, _ in results)
     assert len({pid for _, _, pid in results}) == 2, "both workers should have answered"
-    lines = log.read_text(encoding="utf-8").splitlines()[before:]
-    assert len(lines) == CONCURRENT_REQUESTS
-    records = [json.loads(line) for line in lines]  # every line is one whole JSON object
+    every = [json.loads(line) for line in log_lines(domain.feedback_dir, "query_log.jsonl")]  # whole objects
+    records = [r for r in every if r["request_id"] not in before]
+    assert len(records) == CONCURRENT_REQUESTS
     assert sorted(r["request_id"] for r in records) == sorted(rid for _, rid, _ in results)
     assert all(r["query"] in QUESTIONS for r in records)
-    missing = [json.loads(line) for line in (domain.feedback_dir / "missing_queries.jsonl").read_text().splitlines()]
+    assert len(list(domain.feedback_dir.glob("query_log.jsonl.*"))) > 2, "the log should have rotated"
+    missing = [json.loads(line) for line in log_lines(domain.feedback_dir, "missing_queries.jsonl")]
     assert {m["request_id"] for m in missing} >= {r["request_id"] for r in records if not r["found"]}
 
 
