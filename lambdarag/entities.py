@@ -9,6 +9,7 @@ same-sentence co-occurrence as weak edges.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -107,6 +108,7 @@ def extract_entities(text: str) -> list[Entity]:
     return _resolve(found)
 
 
+@functools.lru_cache(maxsize=65536)
 def entity_key(name: str) -> str:
     """Normalised form of an entity name, used as graph node id and for matching."""
     name = name.strip().replace("《", "").replace("》", "")
@@ -220,7 +222,7 @@ def _char_in(text: str, pos: int, chars: str | None) -> bool:
 
 def _plausible(name: str, suffix: str) -> bool:
     stem = name[: -len(suffix)]
-    if any(name.endswith(t) for t in BAD_TAILS) or _ORDINAL.fullmatch(stem):
+    if name[-2:] in BAD_TAILS or name[-3:] in BAD_TAILS or _ORDINAL.fullmatch(stem):
         return False  # 好处, 城市, 第一部, 三个部
     if suffix == "省":
         return stem.endswith(PROVINCES)

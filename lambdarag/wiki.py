@@ -11,6 +11,7 @@ unchanged input makes no LLM call.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -50,6 +51,8 @@ RELATION_LABELS = {
 }
 _REVISION = re.compile(r"修订|修正|修改|施行|实施|印发|发布|生效|执行|更新")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: pages are parsed often
+_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _PAGE_MARK = re.compile(r"第\s*\d+\s*页")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _BULLET = re.compile(r"^(?:[-*•●○■□◆▪·]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）])\s*")
@@ -87,7 +90,8 @@ class Page:
     def render(self) -> str:
         front = {"title": self.title, "kind": self.kind, "aliases": list(self.aliases), "sources": list(self.sources),
                  "latest_revision": self.latest_revision, "generated_hash": self.generated_hash}
-        return "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n" + self.body
+        dumped = yaml.dump(front, Dumper=_YAML_DUMPER, allow_unicode=True, sort_keys=False)
+        return "---\n" + dumped + "---\n" + self.body
 
 
 @dataclass
@@ -116,6 +120,12 @@ class CompileReport:
 
 # --- Pure parts: choosing, scoring, rendering -------------------------------------------------------
 
+@functools.lru_cache(maxsize=65536)
+def _entities(sentence: str) -> tuple[Entity, ...]:
+    """extract_entities, memoised: a sentence is scored, fact-checked and dated for every page it is on."""
+    return tuple(extract_entities(sentence))
+
+
 def body_hash(body: str) -> str:
     """sha256 of a page body (what generated_hash records)."""
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
@@ -143,7 +153,7 @@ def sentence_score(sentence: str, names: Sequence[str], entities: Sequence[Entit
 def normalise_dates(sentence: str) -> str:
     """Dates written out in a sentence replaced by their normalised form ("2023年3月起" → "2023-03起")."""
     out, pos = [], 0
-    for entity in extract_entities(sentence):
+    for entity in _entities(sentence):
         if entity.kind == "date" and len(entity.name) > 4:  # a bare year reads better as written (2024年)
             out += [sentence[pos:entity.start], entity.name]
             pos = entity.end
@@ -152,7 +162,7 @@ def normalise_dates(sentence: str) -> str:
 
 def _fact_sentences(sentences: Iterable[str]) -> list[str]:
     """Sentences carrying a date or an amount, as written, at most MAX_FACTS."""
-    found = [s for s in sentences if any(e.kind in ("date", "amount") for e in extract_entities(s))]
+    found = [s for s in sentences if any(e.kind in ("date", "amount") for e in _entities(s))]
     return list(dict.fromkeys(found))[:MAX_FACTS]
 
 
@@ -174,14 +184,14 @@ def rank_sources(
 
 def latest_revision(sentences: Iterable[str]) -> str | None:
     """The latest date in sentences about revising, issuing or taking effect."""
-    dates = [e.name for s in sentences if _REVISION.search(s) for e in extract_entities(s) if e.kind == "date"]
+    dates = [e.name for s in sentences if _REVISION.search(s) for e in _entities(s) if e.kind == "date"]
     return max(dates) if dates else None
 
 
 def rule_summary(draft: PageDraft, count: int) -> list[str]:
     """The ``count`` most informative sentences, in their original order."""
     names = [entity_key(draft.title), *draft.aliases]
-    scored = [(sentence_score(s, names, extract_entities(s)), -i, s) for i, s in enumerate(draft.sentences)]
+    scored = [(sentence_score(s, names, _entities(s)), -i, s) for i, s in enumerate(draft.sentences)]
     best = sorted(scored, reverse=True)[:count]
     return [s for _, _, s in sorted(best, key=lambda item: -item[1])]
 
@@ -287,7 +297,7 @@ def read_page(path: Path) -> tuple[dict[str, Any], str]:
         end = text.find("\n---\n", 4)
         if end >= 0:
             try:
-                front = yaml.safe_load(text[4:end]) or {}
+                front = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
             except yaml.YAMLError:
                 front = {}
             if isinstance(front, dict):
@@ -309,6 +319,10 @@ def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport) ->
         path = wiki_dir / f"{page.slug}.md"
         beside = wiki_dir / f"{page.slug}{GENERATED_SUFFIX}"
         text = page.render()
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            beside.unlink(missing_ok=True)
+            report.unchanged.append(page.slug)
+            continue
         if path.exists() and is_hand_edited(path):
             _write_if_changed(beside, text)
             report.edited.append(page.slug)

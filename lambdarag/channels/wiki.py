@@ -33,7 +33,7 @@ from lambdarag.entity_graph import EXTRACTOR_VERSION
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk, Hit
 from lambdarag.text import Tokenizer, normalize
-from lambdarag.wiki import GENERATED_SUFFIX, compile_wiki, is_hand_edited, read_page, summary_llm
+from lambdarag.wiki import GENERATED_SUFFIX, body_hash, compile_wiki, read_page, summary_llm
 
 if TYPE_CHECKING:
     from lambdarag.domain import Domain
@@ -57,6 +57,7 @@ class IndexedPage:
     sources: tuple[str, ...]
     excerpt: str
     text: str
+    edited: bool = False  # changed by a person since it was generated
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -91,11 +92,12 @@ def read_pages(wiki_dir: Path) -> list[IndexedPage]:
         if path.name.endswith(GENERATED_SUFFIX):
             continue
         front, body = read_page(path)
+        edited = front.get("generated_hash") != body_hash(body)
         title = str(front.get("title") or path.stem)
         aliases = tuple(str(a) for a in front.get("aliases") or ())
         sources = tuple(str(s) for s in front.get("sources") or ())
         text = "\n".join([title, *aliases, body])
-        pages.append(IndexedPage(path.stem, title, aliases, sources, excerpt(body), text))
+        pages.append(IndexedPage(path.stem, title, aliases, sources, excerpt(body), text, edited))
     return pages
 
 
@@ -121,7 +123,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     terms = sorted({n for p in pages for n in (p.title, *p.aliases) if 2 <= len(n) <= 20})
     tokenizer = Tokenizer(terms)
     model = BM25Okapi.fit([tokenizer.tokens(p.text) for p in pages], K1, B, EPSILON)
-    edited = sum(1 for p in pages if is_hand_edited(domain.wiki_dir / f"{p.slug}.md"))
+    edited = sum(1 for p in pages if p.edited)
 
     def write(folder: Path) -> Manifest:
         model.save(folder)
@@ -187,7 +189,8 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
     )
     try:
         records = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
-        pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], r["text"])
+        pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], r["text"],
+                             bool(r.get("edited")))
                  for r in records]
         terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()
         model = BM25Okapi.load(folder)
