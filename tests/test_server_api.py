@@ -210,3 +210,16 @@ def test_traces_by_request_and_by_session(client: FlaskClient) -> None:
     assert [t["condensed"] for t in session["turns"]][1].startswith("预算科")
     searched = client.post("/api/search", json={"question": "住宿费"}).get_json()
     assert client.get(f"/api/trace/{searched['request_id']}", headers=AUTH).get_json()["kind"] == "search"
+
+
+def test_lookup_view_hands_out_only_new_chunks() -> None:
+    from lambdarag.server.evidence import lookup_view
+
+    result = {"request_id": "r", "session_id": "s", "found": True, "relevance": "REFERENCE",
+              "citations": [{"n": 1, "chunk_id": "a#1", "excerpt": "摘"}, {"n": 2, "chunk_id": "b#1", "excerpt": "录"}]}
+    view = lookup_view(result, ["b#1"], ["a#1"], lambda chunk_id: None if chunk_id == "x" else f"全文 {chunk_id}")
+    assert [(e["n"], e["text"]) for e in view["evidence"]] == [(2, "全文 b#1")]
+    assert view["withheld"] == ["a#1"] and view["already_returned"] is False
+    assert view["completeness"] == "partial" and "1条" in view["message"]
+    not_found = lookup_view({**result, "found": False}, ["a#1", "b#1"], [], lambda _: "t")
+    assert not_found["evidence"] == [] and not_found["relevance"] == "none" and not_found["completeness"] == "none"

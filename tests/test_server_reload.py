@@ -148,3 +148,19 @@ def test_gunicorn_admin_reload_then_sighup_without_dropping_requests(domain: Dom
         assert all(ask_everywhere(server, SECOND_QUESTION).values())
         for run in (traffic, traffic_hup):
             assert run.statuses and set(run.statuses) == {200}, run.statuses
+
+
+def test_generation_counter_counts_every_bump(tmp_path: Path) -> None:
+    from lambdarag.server.holder import bump_generation, read_generation
+
+    path = tmp_path / GENERATION_FILE
+    assert read_generation(path) == 0
+    threads = [threading.Thread(target=bump_generation, args=(path,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert read_generation(path) == 8
+    path.write_text("garbage", encoding="ascii")
+    assert read_generation(path) == -1  # differs from any real value, so every worker reloads
+    assert bump_generation(path) == 1
