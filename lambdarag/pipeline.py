@@ -7,6 +7,7 @@ record in the trace; a failing LLM or channel degrades the request and says so i
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -104,7 +105,7 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
     req = _Request(kb, question, session_id, options, kb.llm if options.use_llm else None)
     with req.stages.stage("condense"):
         req.condensed = condense(question, history, req.llm, kb.config.prompts.condense)
-    _understand(req)
+    _understand(req, history)
     _retrieve(req)
     with req.stages.stage("slots"):
         if req.found and req.retrieval is not None and req.intent is not None:
@@ -117,15 +118,29 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
     return req
 
 
-def _understand(req: _Request) -> None:
+def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
     assert req.condensed is not None
     cfg = req.kb.config
     with req.stages.stage("intent"):
         req.intent = classify(req.condensed.question, cfg.intents, req.llm, cfg.prompts.intent)
+        if req.intent.method == "default" and history:
+            req.intent = _inherited_intent(req, history[-1])
     with req.stages.stage("expand"):
         today = req.options.today or date.today()
         req.expansion = expand_query(req.condensed.question, req.intent.intent, cfg, req.kb.tokenizer, today,
                                      req.options.entity_expansion)
+
+
+def _inherited_intent(req: _Request, previous: Turn) -> IntentResult:
+    """A follow-up without any intent keyword ("那人工智能专业呢？") asks the same kind of thing as the turn before."""
+    assert req.intent is not None
+    cfg = req.kb.config
+    before = classify(previous.question, cfg.intents, None)
+    if before.method != "rules":
+        return req.intent
+    note = f"no intent keyword in the follow-up: intent {before.intent!r} carried over from the previous question"
+    return dataclasses.replace(req.intent, intent=before.intent, method="history", error=req.intent.error or None,
+                               matched={**req.intent.matched, "_inherited": [note]})
 
 
 def _retrieve(req: _Request) -> None:

@@ -18,6 +18,7 @@ from lambdarag.answer.tables import (
     match_score,
     parse_table,
     question_grams,
+    superlative_row,
 )
 from lambdarag.records import Chunk
 
@@ -271,19 +272,23 @@ def data_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
         table = parse_table(chunk.text)
         if table is None:
             continue
-        found = _best_cell(table, wanted, chunk)
+        found = _best_cell(table, wanted, chunk, question)
         # Earlier (better fused) chunks win ties: a small rank penalty breaks them.
         if found is not None and (best is None or found[0] - 0.01 * rank > best[0]):
             best = (found[0] - 0.01 * rank, found[1])
     return best[1] if best else {}
 
 
-def _best_cell(table: ParsedTable, wanted: set[str], chunk: Chunk) -> tuple[float, dict[str, Any]] | None:
+def _best_cell(table: ParsedTable, wanted: set[str], chunk: Chunk,
+               question: str = "") -> tuple[float, dict[str, Any]] | None:
     label = label_column(table)
     row_i, row_score = best_row(table, wanted)
+    col_i, col_score = best_column(table, wanted, skip=label)
+    extreme = superlative_row(table, col_i, question) if col_i >= 0 else -1
+    if extreme >= 0:  # "哪个月受理的最多": the answer row is the column's maximum, not a matching label
+        row_i, row_score = extreme, max(row_score, 1.0)
     if row_i < 0:
         return None
-    col_i, col_score = best_column(table, wanted, skip=label)
     row = table.rows[row_i]
     slots: dict[str, Any] = {
         "table": table.caption or chunk.breadcrumb or chunk.title,

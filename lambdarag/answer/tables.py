@@ -14,6 +14,10 @@ _SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
 _SPLITTERS = ("|", "｜", "\t")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[A-Za-z]{2,}|\d+(?:\.\d+)?")
+_MIXED = re.compile(r"[A-Za-z0-9]+[\u3400-\u9fff]")  # "C类", "2号", "4月": the letter or number is the point
+_FOOTNOTE = re.compile(r"^\s*(?:注|备注|说明|资料来源|数据来源)\s*[:：]")
+_MOST = re.compile(r"最多|最高|最大|最长|最贵|最快")
+_LEAST = re.compile(r"最少|最低|最小|最短|最便宜|最慢")
 # Words that ask something rather than name something: they must not pull a row or column.
 _QUESTION_NOISE = frozenset(
     {"多少", "是谁", "哪个", "哪些", "什么", "怎么", "如何", "请问", "是多", "谁负", "找谁", "的是"}
@@ -55,11 +59,35 @@ def parse_table(text: str) -> ParsedTable | None:
             continue
         if header is None:
             header = cells
-        else:
+        elif not is_footnote(cells):
             rows.append(tuple(_pad(cells, len(header))))
     if header is None or not rows:
         return None
     return ParsedTable(tuple(header), tuple(rows), " ".join(caption))
+
+
+def is_footnote(cells: list[str]) -> bool:
+    """A row holding one note ("注：…") spread over the table's width, not data."""
+    filled = {c for c in cells if c}
+    return len(filled) == 1 and bool(_FOOTNOTE.match(next(iter(filled))))
+
+
+def superlative_row(table: ParsedTable, column: int, question: str) -> int:
+    """For 最多/最高/最少… questions, the row with the largest (or smallest) number in ``column``; -1 if none."""
+    most, least = _MOST.search(question), _LEAST.search(question)
+    if not (most or least):
+        return -1
+    values = [(number(r[column]) if column < len(r) else None, i) for i, r in enumerate(table.rows)]
+    numeric = [(v, i) for v, i in values if v is not None]
+    if not numeric:
+        return -1
+    return (max(numeric) if most else min(numeric))[1]
+
+
+def number(cell: str) -> float | None:
+    """The number a cell holds ("8,202", "4.5%", "6800元"), or None."""
+    m = re.search(r"-?\d[\d,，]*(?:\.\d+)?", cell)
+    return float(m.group().replace(",", "").replace("，", "")) if m else None
 
 
 def _pad(cells: list[str], width: int) -> list[str]:
@@ -72,6 +100,7 @@ def grams(text: str) -> set[str]:
     for run in _CJK_RUN.findall(text):
         out.update([run] if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
     out.update(w.lower() for w in _WORD.findall(text))
+    out.update(m.lower() for m in _MIXED.findall(text))
     return out
 
 
