@@ -191,3 +191,10 @@ def test_cli_ask_prints_answer_citations_and_intent(domain: Domain, capsys: pyte
     assert data["found"] is False and data["citations"] == []
     assert main(["ask", "--domain", "tiny", "--base-dir", base, "--today", "30/06/2025", "问题"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_follow_up_without_intent_keywords_inherits_the_previous_intent(kb: KnowledgeBase) -> None:
+    history = [Turn("预算科科长是谁？", "预算科科长是李华。")]
+    result = answer(kb, "那报账大厅呢？", history=history, options=PipelineOptions(log=False))
+    assert result.intent == "person" and result.trace["intent"]["method"] == "history"
+    assert "_inherited" in result.trace["intent"]["matched"]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.answer.slots import SlotResult, fill_slots, validate_slots
+from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence, validate_slots
 from lambdarag.answer.tables import parse_table
 from lambdarag.config import load_config
 from lambdarag.config_schema import Config
@@ -176,3 +176,38 @@ def test_llm_timeout_degrades_to_rules_with_the_error(config: Config) -> None:
         result = fill_slots("data", "理工类学费多少", [FEES], client(cfg), cfg)
     assert result.method == "rules" and result.error and "timed out" in result.error
     assert result.slots["value"] == "5200"
+
+
+STATS = Chunk(
+    "stats#0001", "stats", "报账统计", "报账统计",
+    "2023年度报账大厅月度业务量\n| 月份 | 受理单数（笔） | 退单率 |\n| 1月 | 2150 | 4.5% |\n| 12月 | 8,202 | 4.1% |\n"
+    "| 3月 | 4620 | 4.5% |\n| 注：数据来源于网上报销系统，统计截至2023年12月31日。 |  |  |",
+    is_table=True,
+)
+LIMITS = Chunk(
+    "limits#0001", "limits", "住宿费限额", "住宿费限额",
+    "| 城市 | A类人员 | B类人员 | C类人员 |\n| 北京 | 800元 | 600元 | 500元 |\n| 广州 | 750元 | 550元 | 450元 |",
+    is_table=True,
+)
+
+
+def test_superlative_questions_take_the_extreme_row_and_footnotes_are_not_rows(config: Config) -> None:
+    slots = fill_slots("data", "哪个月受理单数最多？有多少笔？", [STATS], None, config).slots
+    assert (slots["row"], slots["value"]) == ("12月", "8,202")
+    fewest = fill_slots("data", "哪个月受理单数最少？", [STATS], None, config).slots
+    assert fewest["row"] == "1月"
+    table = parse_table(STATS.text)
+    assert table is not None and [r[0] for r in table.rows] == ["1月", "12月", "3月"]
+
+
+def test_a_letter_before_a_cjk_word_tells_columns_apart(config: Config) -> None:
+    slots = fill_slots("data", "C类人员去广州出差住宿限额多少？", [LIMITS], None, config).slots
+    assert (slots["row"], slots["column"], slots["value"]) == ("广州", "C类人员", "450元")
+
+
+def test_process_evidence_reads_the_whole_procedure_document() -> None:
+    other = Chunk("policy#0003", "policy", "差旅费管理办法", "差旅费管理办法 > 第三章", "住宿费按限额报销。")
+    chunks = {c.chunk_id: c for c in (BASIS, STEPS, MATERIALS, other)}
+    evidence = slot_evidence("process", "差旅费报销流程是怎样的？", [other, MATERIALS], chunks)
+    assert [c.chunk_id for c in evidence] == ["travel#0000", "travel#0002", "travel#0003", "policy#0003"]
+    assert slot_evidence("fact", "差旅费报销流程？", [other], chunks) == [other]

@@ -39,6 +39,7 @@ RULES: dict[str, Callable[[str, Sequence[Chunk]], dict[str, Any]]] = {
 PROCEDURE_TITLE = re.compile(r"流程|指南|须知|办事|手续|步骤|操作")
 PROCEDURE_TITLE_BONUS = 2.0  # a procedure document beats a regulation that merely mentions the topic
 TITLE_WEIGHT = 2.0
+MAX_ID_GAP = 3
 EVIDENCE_CHUNKS = 8  # top evidence chunks the slot filler reads (the default fused top-k)
 PROMPT_CONTEXT_CHARS = 2500
 
@@ -107,11 +108,14 @@ def slot_evidence(intent: str, question: str, evidence: Sequence[Chunk], chunks:
 def document_chunks(doc_id: str, chunks: Mapping[str, Chunk], limit: int = 200) -> list[Chunk]:
     """A document's chunks in order, found by their ids "<doc_id>#0000", "#0001", … (the chunk id contract)."""
     found: list[Chunk] = []
+    misses = 0
     for i in range(limit):
         chunk = chunks.get(f"{doc_id}#{i:04d}")
-        if chunk is None:
+        misses = misses + 1 if chunk is None else 0
+        if misses > MAX_ID_GAP:  # ids are consecutive; a few missing ones are tolerated, a long run ends the doc
             break
-        found.append(chunk)
+        if chunk is not None:
+            found.append(chunk)
     return found
 
 
