@@ -107,7 +107,13 @@ class _Run:
         retry_failed = self.state.limits != self.settings.limits_key()
         for source, path in files.items():
             old = self.state.files.get(source)
-            sha = self._hash(source, path, old)
+            try:
+                sha = self._hash(source, path, old)
+            except OSError as exc:  # vanished or unreadable: what was built from it stays
+                self.report.failed.append(Failure(source, f"cannot read the file: {exc.strerror or exc}"))
+                self.failed_now.add(source)
+                yield None
+                continue
             stale = redo_all or old is None or old.sha256 != sha
             retry = old is not None and old.status == "failed" and retry_failed
             if stale or retry or not self._available(source, old, previous, rechunk):

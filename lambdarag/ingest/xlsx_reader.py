@@ -27,15 +27,18 @@ def sheet_locator(name: str) -> str:
 
 
 def extract_xlsx(path: Path, doc_id: str, source: str) -> list[Document]:
-    workbook = _open(path)
     builder = DocBuilder(doc_id, source, "xlsx")
-    try:
-        sheets = [ws for ws in workbook.worksheets]
-        for ws in sheets:
-            _sheet(builder, ws)
-        title = clean_title(workbook.properties.title)
-    finally:
-        workbook.close()
+    with warnings.catch_warnings():
+        # openpyxl warns about workbook features it drops (data validation, extensions): not ours
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl\.")
+        workbook = _open(path)
+        try:
+            sheets = list(workbook.worksheets)
+            for ws in sheets:
+                _sheet(builder, ws)
+            title = clean_title(workbook.properties.title)
+        finally:
+            workbook.close()
     return [builder.build(title, pages=len(sheets))]
 
 
@@ -44,10 +47,7 @@ def _open(path: Path) -> Any:
 
     read_only = path.stat().st_size > _READ_ONLY_MB * 1024 * 1024
     try:
-        with warnings.catch_warnings():
-            # openpyxl warns about workbook features it drops (data validation, styles): not ours
-            warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl\.")
-            return openpyxl.load_workbook(path, read_only=read_only, data_only=True)
+        return openpyxl.load_workbook(path, read_only=read_only, data_only=True)
     except (KeyError, ValueError, TypeError, zipfile.BadZipFile, OSError) as exc:
         raise ExtractionError(f"corrupt XLSX: {exc.__class__.__name__}: {exc}") from exc
     except Exception as exc:  # lxml syntax errors and other damage inside a part
