@@ -4,14 +4,16 @@
     idf(q)      = ln(N − n(q) + 0.5) − ln(n(q) + 0.5), floored at ε · mean(idf) where negative
 
 (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and Beyond"; the ε floor
-is rank_bm25's.) Query tokens count with their multiplicity, as in rank_bm25. The index stores
-term frequencies in a CSR matrix with one row per term, so scoring a query slices the posting rows
-of its terms and touches only the documents that contain them.
+is rank_bm25's.) Query tokens count with their multiplicity, as in rank_bm25. The fit computes
+every term's contribution to every document that contains it once, into a CSR matrix with one
+row per term; a query then slices the rows of its terms and sums them per document, touching only
+the documents that contain a query term. Weights stay float64 so scores match rank_bm25 to ~1e-12.
 """
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-ARRAYS = ("indptr", "indices", "tf", "doc_len")
+ARRAYS = ("indptr", "indices", "weights", "doc_len")
 
 
 class BM25Okapi:
@@ -34,50 +36,46 @@ class BM25Okapi:
         b: float = 0.75,
         epsilon: float = 0.25,
     ) -> None:
+        """Wrap CSR arrays (indptr, document indices, BM25 weights), one row per term of ``vocab``."""
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.vocab = vocab
-        # CSR arrays, one row per term: the documents containing it and its frequency in each.
-        self.indptr, self.indices, self.tf = postings
+        self.indptr, self.indices, self.weights = postings
         self.doc_len = doc_len
         self.n_docs = int(doc_len.shape[0])
         self.avgdl = float(doc_len.sum()) / self.n_docs if self.n_docs else 0.0
-        df = np.diff(self.indptr).astype(np.float64)
-        self.idf = idf_floored(df, self.n_docs, epsilon)
-        # Same operation order as rank_bm25 so scores agree to the last few bits.
-        self._norm = k1 * (1 - b + b * doc_len.astype(np.float64) / (self.avgdl or 1.0))
+        self.idf = idf_floored(np.diff(self.indptr).astype(np.float64), self.n_docs, epsilon)
 
     @classmethod
     def fit(cls, corpus: Iterable[Sequence[str]], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> BM25Okapi:
         """Index tokenised documents; the vocabulary is numbered in order of first appearance."""
-        vocab: dict[str, int] = {}
-        rows: list[int] = []
-        lengths: list[int] = []
+        numbering: defaultdict[str, int] = defaultdict()
+        numbering.default_factory = numbering.__len__  # a new token gets the next number, in C
+        term_ids: list[np.ndarray] = []
         for doc in corpus:
-            rows.extend(vocab.setdefault(tok, len(vocab)) for tok in doc)
-            lengths.append(len(doc))
+            term_ids.append(np.fromiter(map(numbering.__getitem__, doc), dtype=np.int32, count=len(doc)))
+        lengths = [t.size for t in term_ids]
+        rows = np.concatenate(term_ids) if term_ids else np.zeros(0, dtype=np.int32)
         doc_ids = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        ones = np.ones(len(rows), dtype=np.int32)
-        shape = (len(vocab), len(lengths))
-        matrix = sp.csr_matrix((ones, (np.asarray(rows, dtype=np.int64), doc_ids)), shape=shape)
-        matrix.sum_duplicates()  # tf = number of occurrences, postings sorted by document
-        postings = (matrix.indptr.astype(np.int64), matrix.indices.astype(np.int32), matrix.data.astype(np.int32))
-        return cls(vocab, postings, np.asarray(lengths, dtype=np.int32), k1, b, epsilon)
+        shape = (len(numbering), len(lengths))
+        counts = sp.csr_matrix((np.ones(rows.size, dtype=np.int32), (rows, doc_ids)), shape=shape)
+        counts.sum_duplicates()  # data = term frequency; each row's documents in ascending order
+        doc_len = np.asarray(lengths, dtype=np.int32)
+        indptr = counts.indptr.astype(np.int64)
+        weights = bm25_weights(indptr, counts.indices, counts.data, doc_len, k1, b, epsilon)
+        return cls(dict(numbering), (indptr, counts.indices.astype(np.int32), weights), doc_len, k1, b, epsilon)
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query (float64, length n_docs)."""
-        out = np.zeros(self.n_docs, dtype=np.float64)
-        for tok in query_tokens:
-            row = self.vocab.get(tok)
-            if row is None:
-                continue
-            start, end = int(self.indptr[row]), int(self.indptr[row + 1])
-            docs = self.indices[start:end]
-            tf = self.tf[start:end].astype(np.float64)
-            out[docs] += self.idf[row] * (tf * (self.k1 + 1) / (tf + self._norm[docs]))
-        return out
+        rows = [self.vocab[t] for t in query_tokens if t in self.vocab]
+        if not rows:
+            return np.zeros(self.n_docs, dtype=np.float64)
+        spans = [slice(int(self.indptr[r]), int(self.indptr[r + 1])) for r in rows]
+        docs = np.concatenate([self.indices[s] for s in spans])
+        weights = np.concatenate([self.weights[s] for s in spans])
+        return np.bincount(docs, weights=weights, minlength=self.n_docs).astype(np.float64, copy=False)
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """The k best (doc index, score) pairs, highest first, ties by lower index; zero scores left out."""
+        """The k best (doc index, score) pairs, highest first, ties by lower index; only positive scores."""
         return rank_scores(self.scores(query_tokens), k)
 
     def save(self, folder: Path) -> None:
@@ -87,7 +85,7 @@ class BM25Okapi:
         (folder / "bm25.json").write_text(json.dumps(params), encoding="utf-8")
         terms = sorted(self.vocab, key=self.vocab.__getitem__)
         (folder / "vocab.json").write_text(json.dumps(terms, ensure_ascii=False), encoding="utf-8")
-        for name, array in zip(ARRAYS, (self.indptr, self.indices, self.tf, self.doc_len), strict=True):
+        for name, array in zip(ARRAYS, (self.indptr, self.indices, self.weights, self.doc_len), strict=True):
             np.save(folder / f"{name}.npy", np.ascontiguousarray(array))
 
     @classmethod
@@ -100,7 +98,7 @@ class BM25Okapi:
         shape = (len(terms), int(params["n_docs"]))
         if arrays["indptr"].shape[0] != shape[0] + 1 or arrays["doc_len"].shape[0] != shape[1]:
             raise ValueError(f"BM25 arrays in {folder} do not match its vocabulary and document count")
-        postings = (arrays["indptr"], arrays["indices"], arrays["tf"])
+        postings = (arrays["indptr"], arrays["indices"], arrays["weights"])
         vocab = {t: i for i, t in enumerate(terms)}
         return cls(vocab, postings, np.asarray(arrays["doc_len"]), params["k1"], params["b"], params["epsilon"])
 
@@ -113,16 +111,26 @@ def idf_floored(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     return idf
 
 
+def bm25_weights(
+    indptr: np.ndarray, indices: np.ndarray, tf: np.ndarray, doc_len: np.ndarray, k1: float, b: float, epsilon: float
+) -> np.ndarray:
+    """Per posting: idf(term) · tf·(k1+1) / (tf + k1·(1 − b + b·|D|/avgdl)), in rank_bm25's operation order."""
+    n_docs = doc_len.shape[0]
+    avgdl = float(doc_len.sum()) / n_docs if n_docs else 1.0
+    idf = idf_floored(np.diff(indptr).astype(np.float64), n_docs, epsilon)
+    term_of = np.repeat(np.arange(idf.shape[0]), np.diff(indptr))
+    norm = k1 * (1 - b + b * doc_len.astype(np.float64) / (avgdl or 1.0))
+    freq = tf.astype(np.float64)
+    return idf[term_of] * (freq * (k1 + 1) / (freq + norm[indices]))
+
+
 def rank_scores(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """Indices of the k highest non-zero scores, ties broken by lower index."""
-    candidates = np.flatnonzero(scores)
-    if k <= 0 or candidates.size == 0:
+    """Indices of the k highest positive scores, highest first, ties broken by lower index."""
+    if k <= 0 or scores.size == 0:
         return []
+    # Everything tied with the k-th best stays a candidate, so the index tie-break below is exact.
+    kth = np.partition(scores, scores.size - k)[scores.size - k] if scores.size > k else 0.0
+    candidates = np.flatnonzero((scores >= kth) & (scores > 0))
     values = scores[candidates]
-    if candidates.size > k:
-        # Keep everything tied with the k-th best so the index tie-break below is exact.
-        kth = np.partition(values, candidates.size - k)[candidates.size - k]
-        keep = values >= kth
-        candidates, values = candidates[keep], values[keep]
     order = np.lexsort((candidates, -values))[:k]
     return [(int(candidates[i]), float(values[i])) for i in order]

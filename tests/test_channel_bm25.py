@@ -104,7 +104,7 @@ def test_hits_are_ranked_bm25_hits(built: tuple[Domain, list[Chunk]]) -> None:
 def test_index_folder_keeps_dictionary_and_manifest(built: tuple[Domain, list[Chunk]]) -> None:
     domain, chunks = built
     folder = (domain.index_dir / "bm25").resolve()
-    expected = {"manifest.json", "terms.txt", "chunk_ids.json", "vocab.json", "tf.npy"}
+    expected = {"manifest.json", "terms.txt", "chunk_ids.json", "vocab.json", "weights.npy"}
     assert expected <= {p.name for p in folder.iterdir()}
     assert {"报账大厅", "差旅费"} <= set((folder / "terms.txt").read_text(encoding="utf-8").split())
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
@@ -119,7 +119,6 @@ def test_query_uses_the_build_dictionary(built: tuple[Domain, list[Chunk]]) -> N
 
 
 def test_entity_names_join_the_dictionary(domain: Domain) -> None:
-    pytest.importorskip("lambdarag.entities")
     terms = bm25.dictionary(domain, make_chunks())
     assert {"财务处", "预算科"} <= set(terms)
     assert all(2 <= len(t) <= 20 for t in terms)
@@ -223,7 +222,8 @@ def test_build_killed_midway_keeps_the_old_index(built: tuple[Domain, list[Chunk
     domain, chunks = built
     old = (domain.index_dir / "bm25").resolve()
     rows = tmp_path / "new_chunks.json"
-    new_chunks = make_chunks({"other": ("新文件", ["完全不同的内容：图书馆开放时间。"] * 50)})
+    notices = ["图书馆开放时间为每天8点至22点。"] + [f"第{i}号通知：食堂菜单更新。" for i in range(1, 50)]
+    new_chunks = make_chunks({"other": ("新文件", notices)})
     rows.write_text(json.dumps([c.to_dict() for c in new_chunks], ensure_ascii=False), encoding="utf-8")
     marker = tmp_path / "marker"
     child = subprocess.Popen(

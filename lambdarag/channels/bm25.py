@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lambdarag.bm25 import BM25Okapi
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import Manifest, chunks_hash, publish, read_manifest
+from lambdarag.entities import extract_entities
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk, Hit
 from lambdarag.text import Tokenizer, terms_digest
@@ -49,10 +50,6 @@ def index_params(domain: Domain) -> dict[str, Any]:
 
 def entity_terms(chunks: Iterable[Chunk]) -> set[str]:
     """Names of organisations, roles, people, regulations and places mentioned in the chunks."""
-    try:
-        from lambdarag.entities import extract_entities
-    except ImportError:  # TODO(entities): lambdarag/entities.py is being written; drop this guard when it lands
-        return set()
     names: set[str] = set()
     for chunk in chunks:
         names.update(e.name for e in extract_entities(chunk.text) if e.kind in ENTITY_KINDS)
