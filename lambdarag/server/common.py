@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -77,13 +77,10 @@ def sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
-def sse_response(events: Iterable[str]) -> Response:
+def sse_response(events: Iterator[str]) -> Response:
     """A text/event-stream response that proxies do not buffer."""
-    response = Response(stream_with_context(_flush(events)), mimetype="text/event-stream")
+    response = Response(stream_with_context(events), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
     return response
 
-
-def _flush(events: Iterable[str]) -> Iterator[str]:
-    yield from events

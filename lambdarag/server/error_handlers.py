@@ -27,6 +27,8 @@ HTTP_CODES = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     429: "too_many_requests",
+    500: "internal_error",
+    503: "service_unavailable",
 }
 HTTP_MESSAGES = {
     400: "the request could not be parsed: send a JSON object",
@@ -57,14 +59,17 @@ def handle_lambdarag(exc: LambdaRAGError) -> tuple[Response, int]:
     return error_response(exc.code, str(exc), exc.status, getattr(exc, "param", None))
 
 
-def handle_http(exc: HTTPException) -> tuple[Response, int] | Response:
+def handle_http(exc: HTTPException) -> tuple[Response, int] | HTTPException:
     status = exc.code or 500
+    if status < 400:
+        return exc  # routing redirects keep their Location header
     code = HTTP_CODES.get(status, "http_error")
     # Werkzeug's own descriptions are English HTML-ish prose; ours say what to do
     message = HTTP_MESSAGES.get(status) or exc.description or exc.name
     response, status = error_response(code, message, status)
-    if status == 405 and exc.get_response().headers.get("Allow"):
-        response.headers["Allow"] = exc.get_response().headers["Allow"]
+    allow = exc.get_response().headers.get("Allow")
+    if allow:
+        response.headers["Allow"] = allow
     return response, status
 
 
