@@ -10,7 +10,7 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from lambdarag.models.llm import LLMClient
-from lambdarag.query.condense import condense, main_entity, subject_phrase
+from lambdarag.query.condense import condense, main_entity, parallel_span, subject_phrase
 from lambdarag.records import Turn
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
@@ -36,6 +36,11 @@ def turns(*pairs: tuple[str, str]) -> list[Turn]:
     ([("高瓴人工智能学院是什么时候成立的", "2019年")], "学院的院长是谁", "高瓴人工智能学院的院长是谁",
      "高瓴人工智能学院"),
     ([("国学院有哪些下设系别", "国学系")], "该院人才培养有哪些特色", "国学院人才培养有哪些特色", "国学院"),
+    ([("科研经费借款怎么办理？", "填借款单")], "那需要哪些材料？", "科研经费借款需要哪些材料？", "科研经费借款"),
+    ([("学费缓交怎么申请？", "在缴费平台申请")], "申请截止到什么时候？", "学费缓交的申请截止到什么时候？", "学费缓交"),
+    ([("软件工程专业每学年学费是多少？", "6800元")], "那人工智能专业呢？", "人工智能专业每学年学费是多少？",
+     "人工智能专业"),
+    ([("横向科研经费的管理费比例是多少？", "5%")], "纵向的呢？", "纵向科研经费的管理费比例是多少？", "纵向"),
 ])
 def test_rules_resolve_follow_ups(history: list[tuple[str, str]], question: str, expected: str, entity: str) -> None:
     result = condense(question, turns(*history), None)
@@ -48,9 +53,11 @@ def test_chain_of_follow_ups_keeps_the_entity() -> None:
     assert condense("有哪些专业", history, None).question == "中国人民大学文学院有哪些专业"
 
 
-@pytest.mark.parametrize("question", ["其他费用怎么报销？", "什么是交通费？", "差旅费标准是多少？", "应该找谁审批？"])
+@pytest.mark.parametrize("question", [
+    "其他费用怎么报销？", "什么是交通费？", "差旅费标准是多少？", "应该找谁审批？", "差旅费报销需要什么材料？",
+])
 def test_self_contained_questions_stay(question: str) -> None:
-    result = condense(question, turns(("差旅费的住宿标准是多少？", "每晚400元")), None)
+    result = condense(question, turns(("差旅费的住宿标准是多少？需要什么材料", "每晚400元")), None)
     assert (result.question, result.method, result.entity) == (question, "none", None)
 
 
@@ -61,10 +68,21 @@ def test_no_history_is_untouched_and_makes_no_llm_call() -> None:
     assert (result.question, result.method) == ("它是什么？", "none")
 
 
+def test_parallel_span_prefers_the_longest_shared_ending() -> None:
+    text = "软件工程专业每学年学费是多少"
+    assert parallel_span(text, "人工智能专业") == (0, 6)
+    assert parallel_span("横向科研经费", "纵向") == (0, 2)
+    assert parallel_span(text, "软件工程专业") is None  # already there: nothing to swap
+    assert parallel_span(text, "报销期限") is None
+    assert parallel_span("甲，乙专业", "人工智能专业") is None  # never across punctuation
+
+
 def test_subject_and_main_entity_heuristics() -> None:
     assert subject_phrase("什么是差旅费？") == "差旅费"
     assert subject_phrase("住宿费的标准是多少") == "住宿费"
     assert subject_phrase("谁负责报销") is None
+    assert subject_phrase("科研经费借款怎么办理") == "科研经费借款"
+    assert subject_phrase("是否需要发票") is None
     assert main_entity(Turn("报账大厅在哪里", "在行政楼一楼")) == "报账大厅"
     assert main_entity(Turn("负责人是谁", "张敏"), person=True) == "张敏"
 

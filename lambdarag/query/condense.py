@@ -2,8 +2,9 @@
 
 With an LLM the configured condense prompt rewrites it; otherwise (or when the LLM fails) rules
 resolve pronouns (它/其/该/这个/那个/上述/他/她/此), a generic head standing for the previous entity
-("学院的院长是谁" after 国学院) and elliptical follow-ups ("那…呢？", "有哪些专业") to the main entity
-of the previous turns.
+("学院的院长是谁" after 国学院), contrastive follow-ups ("那人工智能专业呢？" swaps the parallel phrase
+of the previous question) and elliptical follow-ups ("那需要哪些材料？", "有哪些专业") to the main
+entity or topic of the previous turns.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ DEFAULT_PROMPT = (
 )
 HISTORY_TURNS = 3  # turns searched back for an entity, and shown to the LLM
 ANSWER_CHARS = 200  # an earlier answer is cut to this length in the LLM prompt
+ELLIPSIS_MAX_CHARS = 12  # longer questions without a lead word are taken as self-contained
 
 # words that contain a pronoun character without being a reference to the previous turn
 _NOT_PRONOUN = re.compile(r"其他|其它|其中|其余|其实|尤其|极其|与其|应该|活该|此外|因此|从此|如此|彼此|他人|吉他|"
@@ -33,6 +35,8 @@ _THING_PRONOUN = re.compile(r"它们|它|其|该|这个|那个|上述|此")
 _DETERMINERS = frozenset({"该", "这个", "那个", "此", "上述"})
 _ELLIPSIS_LEAD = re.compile(r"^(?:那么|那|还有|另外|and\s+|what about\s+|how about\s+)", re.IGNORECASE)
 _PREDICATE_LEAD = re.compile(r"^(?:有|是|在|能|可以|可否|需要|要|怎么|如何|多少|几|什么|哪|何时|什么时候|成立|位于)")
+_CONTRAST = re.compile(r"^(?:那么|那|还有|另外)?\s*(?P<x>[^，,？?。]{1,16}?)的?呢[？?！!。\s]*$")
+_PUNCT = re.compile(r"[，,。？?！!；;、：:\s《》“”\"]")
 _TITLE = re.compile(r"《[^》]{1,40}》")
 _TRAILING = re.compile(r"[？?。！!，,\s]+$")
 _SUBJECT_PATTERNS = (
@@ -40,6 +44,7 @@ _SUBJECT_PATTERNS = (
     re.compile(r"^(.{2,20}?)(?:是什么|指什么|是指什么|是啥)"),
     re.compile(r"^(.{2,16}?)的"),
     re.compile(r"^(.{2,16}?)(?:是|有|在|由)"),
+    re.compile(r"^(.{2,12}?)(?:怎么|如何|怎样|需要|需|要|能否|可否|可以|是否)"),
 )
 _SALIENT_KINDS = ("regulation", "org", "person", "place", "role")  # most salient first
 _BAD_SUBJECT = re.compile(r"[？?什么哪谁怎如何吗呢它他她其该此]|这个|那个")
@@ -107,12 +112,45 @@ def _rule_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | 
             return question, None
         end = pronoun.end() + _absorbed(question[pronoun.end() :], entity, pronoun.group(0))
         return _drop_lead(question[: pronoun.start()] + entity + question[end:]), entity
-    if _is_elliptical(_strip(question)):
+    contrast = _contrast(question, resolved)
+    if contrast is not None:
+        return contrast
+    if _is_elliptical(_strip(question), resolved[-1].question if resolved else ""):
         entity = _antecedent(resolved, person=False)
         if entity is None or entity in question:
             return question, None
         return _prepend(question, entity), entity
     return question, None
+
+
+def _contrast(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
+    """"那人工智能专业呢？" after "软件工程专业每学年学费是多少？": the previous question with the parallel swapped."""
+    match = _CONTRAST.match(strip_courtesy(question).strip())
+    if match is None or not resolved:
+        return None
+    new = match.group("x").strip()
+    if _PREDICATE_LEAD.match(new) or _BAD_SUBJECT.search(new):
+        return None
+    previous = resolved[-1].question
+    span = parallel_span(previous, new)
+    if span is None:
+        return None
+    return previous[: span[0]] + new + previous[span[1] :], new
+
+
+def parallel_span(text: str, phrase: str) -> tuple[int, int] | None:
+    """Where ``text`` holds a phrase of the same length and longest shared ending (软件工程专业 for 人工智能专业)."""
+    if len(phrase) < 2 or phrase in text:
+        return None
+    for size in range(len(phrase) - 1, 0, -1):
+        suffix = phrase[-size:]
+        end = text.find(suffix)
+        while end >= 0:
+            start, stop = end + size - len(phrase), end + size
+            if start >= 0 and not _PUNCT.search(text[start:stop]):
+                return start, stop
+            end = text.find(suffix, end + 1)
+    return None
 
 
 def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
@@ -149,14 +187,17 @@ def _find_pronoun(text: str) -> re.Match[str] | None:
     return min(found, key=lambda m: m.start()) if found else None
 
 
-def _is_elliptical(body: str) -> bool:
-    """A short follow-up with no entity of its own: "那报销期限呢", "还有呢", "有哪些专业"."""
+def _is_elliptical(body: str, previous: str) -> bool:
+    """A short follow-up with no topic of its own: "那需要哪些材料", "有哪些专业", "申请截止到什么时候"."""
     rest = _ELLIPSIS_LEAD.sub("", body)
     if not rest or _has_subject(rest) or subject_phrase(rest):
         return False
     if rest != body:
         return True
-    return len(body) <= 10 and bool(_PREDICATE_LEAD.match(body))
+    if len(body) > ELLIPSIS_MAX_CHARS:
+        return False
+    # it opens with a predicate, or continues the previous question's own verb ("怎么申请" -> "申请截止…")
+    return bool(_PREDICATE_LEAD.match(body)) or body[:2] in _strip(previous)
 
 
 def _has_subject(text: str) -> bool:
@@ -205,7 +246,7 @@ def subject_phrase(question: str) -> str | None:
     text = _strip(question)
     for pattern in _SUBJECT_PATTERNS:
         match = pattern.search(text)
-        if match and not _BAD_SUBJECT.search(match.group(1)):
+        if match and not _BAD_SUBJECT.search(match.group(1)) and not _PREDICATE_LEAD.match(match.group(1)):
             return match.group(1)
     return None
 
