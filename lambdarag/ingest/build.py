@@ -118,9 +118,10 @@ class _Run:
             retry = old is not None and old.status == "failed" and retry_failed
             if stale or retry or not self._available(source, old, previous, rechunk):
                 yield Job(path, source, doc_id_for(source))
-            else:
+                continue
+            if old is not None and old.status != "failed":  # a failure is listed as one, not as skipped
                 self.report.skipped.append(source)
-                yield None
+            yield None
 
     def _hash(self, source: str, path: Path, old: FileState | None) -> str:
         info = path.stat()
