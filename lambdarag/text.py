@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 
-TOKENIZER_VERSION = 1  # bump when the token rules or the stopword list change: BM25 indexes record it
+TOKENIZER_VERSION = 2  # bump when the token rules or the stopword list change: BM25 indexes record it
 HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
@@ -109,7 +109,9 @@ class Tokenizer:
         clean = {normalize(t).strip() for t in terms} - {""}
         self.terms = frozenset(clean)
         self.name = f"lambdarag-text-{TOKENIZER_VERSION}/{backend_name()}/hmm={'on' if HMM else 'off'}"
-        self._segment = _segmenter(frozenset(t for t in clean if not _ASCII_ALNUM_RE.search(t)))
+        self._words_added = frozenset(t for t in clean if not _ASCII_ALNUM_RE.search(t))
+        self._segment = _segmenter(self._words_added)
+        self._parts: dict[str, list[str]] = {}
         # Terms with Latin letters or digits would be cut apart by the identifier rule: match them first.
         mixed = sorted((t for t in clean if _ASCII_ALNUM_RE.search(t)), key=lambda t: (-len(t), t))
         alternatives = [f"(?P<term>{'|'.join(map(_bounded, mixed))})"] if mixed else []
@@ -135,7 +137,7 @@ class Tokenizer:
         out: list[str] = []
         pos = 0
         for match in self._pattern.finditer(text):
-            self._words(text[pos : match.start()], out)
+            self._words(text[pos : match.start()], out, split)
             whole = match.group()
             if match.lastgroup == "term":
                 out.append(whole)
@@ -148,16 +150,33 @@ class Tokenizer:
             else:
                 out.extend(identifier_forms(whole) if split else [whole])
             pos = match.end()
-        self._words(text[pos:], out)
+        self._words(text[pos:], out, split)
         return out
 
     def _inner(self, term: str) -> list[str]:
         """Tokens inside a mixed dictionary term, so its parts also match on their own."""
         return Tokenizer(()).tokens(term)
 
-    def _words(self, segment: str, out: list[str]) -> None:
-        if segment and not segment.isspace():
-            out.extend(filter(_is_content, self._segment(segment)))
+    def _words(self, segment: str, out: list[str], split: bool) -> None:
+        if not segment or segment.isspace():
+            return
+        words = list(filter(_is_content, self._segment(segment)))
+        if not split or not self._words_added:
+            out.extend(words)
+            return
+        # A dictionary word is also emitted in its default-dictionary parts: a noisy entity name
+        # ("经资产管理处") must not hide the words a query without that name is cut into.
+        for word in words:
+            out.append(word)
+            if word in self._words_added:
+                out.extend(self._default_parts(word))
+
+    def _default_parts(self, word: str) -> list[str]:
+        parts = self._parts.get(word)
+        if parts is None:
+            cut = filter(_is_content, _segmenter(frozenset())(word))
+            parts = self._parts[word] = [p for p in cut if p != word]
+        return parts
 
 
 def _bounded(term: str) -> str:

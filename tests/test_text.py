@@ -56,10 +56,18 @@ def test_identifier_inside_chinese_text() -> None:
         assert expected in tokens
 
 
-def test_dictionary_terms_kept_whole() -> None:
+def test_dictionary_terms_kept_whole_and_in_parts() -> None:
     plain, domain = Tokenizer(), Tokenizer(["报账大厅", "于同申", "中法学院"])
     assert plain.tokens("报账大厅") == ["报账", "大厅"]
-    assert domain.tokens("中法学院的于同申教授在报账大厅") == ["中法学院", "于同申", "教授", "报账大厅"]
+    tokens = domain.tokens("中法学院的于同申教授在报账大厅")
+    assert tokens == ["中法学院", "中", "法学院", "于同申", "申", "教授", "报账大厅", "报账", "大厅"]
+    assert domain.keywords("中法学院的于同申教授在报账大厅") == ["中法学院", "于同申", "教授", "报账大厅"]
+
+
+def test_noisy_dictionary_word_still_matches_its_parts() -> None:
+    noisy = Tokenizer(["经资产管理处"])  # an entity name with a verb glued on
+    assert {"资产", "管理处"} <= set(noisy.tokens("需经资产管理处审批"))
+    assert set(Tokenizer().tokens("资产管理处")) <= set(noisy.tokens("需经资产管理处审批"))
 
 
 def test_tokenizers_with_different_terms_are_independent() -> None:

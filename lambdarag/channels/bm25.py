@@ -52,7 +52,7 @@ def entity_terms(chunks: Iterable[Chunk]) -> set[str]:
     """Names of organisations, roles, people, regulations and places mentioned in the chunks."""
     names: set[str] = set()
     for chunk in chunks:
-        names.update(e.name for e in extract_entities(chunk.text) if e.kind in ENTITY_KINDS)
+        names.update(e.name for e in extract_entities(chunk.index_text) if e.kind in ENTITY_KINDS)
     # Names with Latin letters or digits are tokenised into their parts anyway; as dictionary
     # words they would each add a regex alternative scanned over every text.
     return {n for n in names if MIN_TERM <= len(n) <= MAX_TERM and not _has_ascii_alnum(n)}
