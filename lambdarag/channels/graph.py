@@ -2,14 +2,17 @@
 
 index/graph/ holds graph.json (networkx node-link data: nodes with kind, aliases and the chunk ids
 that mention them; edges with relation, weight and evidence chunk ids) and aliases.json
-(normalised alias → node ids). A chunk scores Σ over reached entities of
-match · Π edge weights / (1 + hops); each hit carries its best relation path, read from the
-question's entity outwards (inverse relations spelt out: 财务处 has_part 预算科).
+(normalised alias → node ids). An entity reached by the walk contributes
+match · Π edge weights / (1 + hops) · ln(1 + N / chunks naming it) to each chunk that names it; a
+chunk scores the sum over the entities the question names plus its two strongest walked ones
+(chunk_score). Each hit carries a relation path read from the question's entity outwards
+(inverse relations spelt out: 财务处 has_part 预算科).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -35,6 +38,8 @@ FORMAT_VERSION = 1
 LLM_CACHE = Path(".graph-cache") / "llm-extraction.jsonl"
 EXACT, ALIAS, INSIDE, TERM = 1.0, 0.9, 0.6, 0.5  # match strength: name, alias, inside a longer match, query term
 MIN_TERM_COVERAGE = 0.4  # a query term must cover this much of a long entity name to match it
+MIN_TERM_CHARS = 3  # shorter query words (国家, 招生) match too many names to mean one of them
+WALKED_PER_CHUNK = 2
 MAX_FANOUT = 64  # neighbours followed per node, strongest edges first, so hubs cannot blow up the walk
 HUB_KINDS = frozenset({"role"})  # generic nodes (处长, 负责人): matched directly, never walked through
 OFF_HINT = 0.5  # when the question names a relation (依据 → based_on), other edges count this much
@@ -106,6 +111,22 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     return BuildResult(NAME, graph.number_of_nodes(), time.perf_counter() - start, detail=detail)
 
 
+def specificity(mentions: int, n_chunks: int) -> float:
+    """ln(1 + N / df): an entity named in few chunks tells more about them than one named everywhere (IDF)."""
+    return math.log(1 + n_chunks / mentions) if mentions else 0.0
+
+
+def chunk_score(contributions: Sequence[tuple[float, int]]) -> float:
+    """Σ contributions of entities the question names + the WALKED_PER_CHUNK strongest reached by the walk.
+
+    Capping the walked part keeps a long chunk that merely lists many related names from outranking
+    one that names the asked entity.
+    """
+    direct = sum(value for value, hops in contributions if hops == 0)
+    walked = sorted((value for value, hops in contributions if hops > 0), reverse=True)
+    return direct + sum(walked[:WALKED_PER_CHUNK])
+
+
 @dataclass(frozen=True)
 class Reach:
     """How the walk reached a node: hops, product of edge weights, match strength and the path."""
@@ -124,10 +145,11 @@ class GraphChannel:
 
     name = NAME
 
-    def __init__(self, graph: nx.DiGraph, aliases: dict[str, list[str]], max_hops: int) -> None:
+    def __init__(self, graph: nx.DiGraph, aliases: dict[str, list[str]], max_hops: int, n_chunks: int) -> None:
         self.graph = graph
         self.aliases = aliases
         self.max_hops = max_hops
+        self.n_chunks = n_chunks
         self._by_prefix: dict[str, list[str]] = {}
         for alias in aliases:
             self._by_prefix.setdefault(alias[:2], []).append(alias)
@@ -137,12 +159,13 @@ class GraphChannel:
         """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first."""
         hinted = frozenset(rel for rel, words in RELATION_HINTS.items() if any(w in query for w in words))
         reached = self.walk(self.match(query), hinted)
-        scores: dict[str, float] = {}
         contributors: dict[str, list[tuple[float, str]]] = {}
         for node, reach in reached.items():
-            for chunk_id in self.graph.nodes[node]["chunks"]:
-                scores[chunk_id] = scores.get(chunk_id, 0.0) + reach.score
-                contributors.setdefault(chunk_id, []).append((reach.score, node))
+            mentions = self.graph.nodes[node]["chunks"]
+            value = reach.score * specificity(len(mentions), self.n_chunks)
+            for chunk_id in mentions:
+                contributors.setdefault(chunk_id, []).append((value, node))
+        scores = {c: chunk_score([(v, reached[n].hops) for v, n in found]) for c, found in contributors.items()}
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         hits = []
         for rank, (chunk_id, score) in enumerate(ranked, start=1):
@@ -173,7 +196,7 @@ class GraphChannel:
         """Long names containing a query word (差旅费管理办法 in 江城大学国内差旅费管理办法), scored by coverage."""
         found: dict[str, float] = {}
         for term in self._tokenizer.keywords(text):
-            if len(term) < 2:
+            if len(term) < MIN_TERM_CHARS:
                 continue
             for node in self.graph.nodes:
                 coverage = len(term) / len(node)
@@ -227,7 +250,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
         from lambdarag.ingest.store import load_chunks
 
         chunks = load_chunks(domain.processed_dir)
-    folder, _ = read_manifest(
+    folder, manifest = read_manifest(
         domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
     )
     try:
@@ -236,4 +259,4 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
     except (OSError, ValueError, KeyError) as exc:
         rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
         raise IndexMismatchError(f"graph index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
-    return GraphChannel(graph, aliases, domain.config.graph.max_hops)
+    return GraphChannel(graph, aliases, domain.config.graph.max_hops, manifest.counts.get("chunks", len(chunks)))
