@@ -192,7 +192,8 @@ class _Pool:
             if now >= limit:
                 del self.busy[conn]
                 worker.kill()
-                reason = f"timed out after {self.settings.timeout_s:g} s: extraction abandoned"
+                reason = (f"timed out after {self.settings.timeout_s:g} s: extraction abandoned "
+                          "(raise ingest.timeout_s if the file is just very large)")
                 outcomes.append(Outcome(job, error=reason, seconds=self.settings.timeout_s))
         return outcomes
 
@@ -203,7 +204,8 @@ class _Pool:
         except (EOFError, OSError):
             worker.kill()
             code = worker.process.exitcode
-            return Outcome(job, error=f"extraction process died (exit code {code}): file may be malformed")
+            why = "killed, out of memory?" if code == -signal.SIGKILL else "the file may be malformed"
+            return Outcome(job, error=f"extraction process died (exit code {code}): {why}")
         self.idle.append(worker)
         return outcome
 
