@@ -230,6 +230,5 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "weights": dict(r.weights),
         "candidates": r.candidates,
         "fused": [f.to_dict() for f in r.fused],
-        "gate": r.gate.to_dict(),
-        "expansion": r.expansion.to_dict() if r.expansion else None,
+        "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
     }
