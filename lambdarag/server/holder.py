@@ -28,11 +28,33 @@ RETRY_LOAD_AFTER_S = 5.0  # a domain whose index failed to load is retried at mo
 Loader = Callable[[Domain], Any]
 
 
+WARM_UP_QUERY = "预热 warm-up"
+
+
 def default_loader(domain: Domain) -> Any:
-    """KnowledgeBase.load, imported late so the server module imports even while the core is absent."""
+    """KnowledgeBase.load, then one warm-up search, before the index is handed to requests."""
     from lambdarag.knowledge import KnowledgeBase
 
-    return KnowledgeBase.load(domain)
+    kb = KnowledgeBase.load(domain)
+    warm_up(kb)
+    return kb
+
+
+def warm_up(kb: Any) -> None:
+    """One retrieval-only query, so lazily built parts (the query embedder, caches) are ready before real traffic.
+
+    Without it the first request of every worker (and after every reload) pays for loading the embedding model
+    and can overrun the vector channel's time budget.
+    """
+    from lambdarag.pipeline import search
+    from lambdarag.records import PipelineOptions
+
+    started = time.perf_counter()
+    try:
+        search(kb, WARM_UP_QUERY, options=PipelineOptions(use_llm=False, log=False))
+    except Exception as exc:  # a warm-up failure must not keep a worker from serving; requests will report it
+        log.warning("warm-up query failed: %s: %s", type(exc).__name__, exc)
+    log.info("index warmed up in %.2f s", time.perf_counter() - started)
 
 
 def read_generation(path: Path) -> int:
