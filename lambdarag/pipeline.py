@@ -72,7 +72,11 @@ def answer(kb: KnowledgeBase, question: str, history: Sequence[Turn] = (), sessi
 
 def answer_stream(kb: KnowledgeBase, question: str, history: Sequence[Turn] = (), session_id: str | None = None,
                   options: PipelineOptions = DEFAULT_OPTIONS) -> Iterator[StreamEvent]:
-    """("meta", {...}) first, then ("delta", text) pieces, then ("result", Result) last."""
+    """("meta", {...}) first, then ("delta", text) pieces, then ("result", Result) last.
+
+    Deltas are sent as generated; the grounding check runs on the whole answer afterwards, so with
+    llm.ungrounded "drop" the final Result's answer may lack a sentence that was streamed.
+    """
     req = _prepare(kb, question, history, session_id, options)
     yield StreamEvent("meta", _meta(req))
     with req.stages.stage("generate"):
