@@ -14,7 +14,7 @@ import pytest
 from test_ingest_support import make_pdf, make_pptx, make_xlsx
 
 from lambdarag.errors import ExtractionError, IndexMismatchError
-from lambdarag.ingest import IngestSettings, extract_domain, load_chunks
+from lambdarag.ingest import IngestSettings, extract_domain, load_chunks, store
 from lambdarag.ingest.build import doc_id_for
 
 SETTINGS = IngestSettings()
@@ -176,3 +176,23 @@ def test_a_script_without_a_main_guard_extracts_once(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("completed") == 1 and "files: 1 extracted" in run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_a_run_interrupted_before_publishing_leaves_no_stale_chunks(
+    domain: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raw, processed = domain
+    extract_domain(raw, processed, SETTINGS, progress=False)
+    (raw / "travel.md").write_text("# 差旅\n住宿标准调整为每晚600元。", encoding="utf-8")
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "write_chunks", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        extract_domain(raw, processed, SETTINGS, progress=False, workers=0)
+    assert "每晚600元" not in " ".join(c.text for c in load_chunks(processed))  # the last list stands
+    monkeypatch.undo()
+    report = extract_domain(raw, processed, SETTINGS, progress=False)
+    assert report.done == []  # extracted by the interrupted run, not again
+    assert [c.text for c in load_chunks(processed) if c.doc_id == "travel"] == ["住宿标准调整为每晚600元。"]

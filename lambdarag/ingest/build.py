@@ -97,6 +97,8 @@ class _Run:
         self.state.chunking = self.settings.chunking_key()
         self.state.limits = self.settings.limits_key()
         store.write_chunks(self.processed, chunks)
+        for entry in self.state.files.values():
+            entry.published = True
         store.write_state(self.processed, self.state)
         self._finish_report(chunks, started)
         return self.report
@@ -136,7 +138,7 @@ class _Run:
         """Whether the chunks of an unchanged file can be had without extracting it again."""
         if old is None or not old.doc_ids:
             return True
-        if not rechunk and source in previous:
+        if not rechunk and old.published and source in previous:
             return True
         return store.read_record(self.processed, source) is not None
 
@@ -158,6 +160,11 @@ class _Run:
     def _on_done(self, outcome: Outcome) -> None:
         source = outcome.job.source
         sha, size, mtime_ns = self.stat[source]
+        if not outcome.error:
+            try:
+                store.write_record(self.processed, source, sha, outcome.documents, outcome.chunks)
+            except OSError as exc:  # e.g. a file name too long once ".json" is added
+                outcome.error = f"cannot write its record to processed/: {exc.strerror or exc}"
         if outcome.error:
             self._failed(source, outcome.error, sha, size, mtime_ns)
         else:
@@ -173,14 +180,13 @@ class _Run:
             reason += " (its previous version stays in the index)"
         self.state.files[source] = FileState(
             sha, "failed", reason=reason, size=size, mtime_ns=mtime_ns, doc_ids=kept,
-            chunks=old.chunks if old and kept else 0,
+            chunks=old.chunks if old and kept else 0, published=False,
         )
         self.failed_now.add(source)
         self.report.failed.append(Failure(source, reason))
 
     def _succeeded(self, outcome: Outcome, sha: str, size: int, mtime_ns: int) -> None:
         source, documents = outcome.job.source, outcome.documents
-        store.write_record(self.processed, source, sha, documents, outcome.chunks)
         ocr_pages = [page for doc in documents for page in doc.needs_ocr_pages]
         has_text = any(doc.blocks for doc in documents)
         status = "needs_ocr" if ocr_pages and not has_text else "done"
@@ -188,6 +194,7 @@ class _Run:
         self.state.files[source] = FileState(
             sha, status, size=size, mtime_ns=mtime_ns, doc_ids=[doc.doc_id for doc in documents],
             chunks=len(outcome.chunks), pages=pages, needs_ocr_pages=ocr_pages, seconds=round(outcome.seconds, 3),
+            published=False,
         )
         self.fresh[source] = outcome.chunks
         if status == "done":
@@ -235,7 +242,7 @@ class _Run:
     def _chunks_for(self, source: str, previous: dict[str, list[Chunk]], rechunk: bool) -> list[Chunk]:
         if source in self.fresh:
             return self.fresh[source]
-        if not rechunk and source in previous:
+        if not rechunk and self.state.files[source].published and source in previous:
             return previous[source]
         record = store.read_record(self.processed, source)
         if record is None:

@@ -52,6 +52,7 @@ class FileState:
     pages: int = 0
     needs_ocr_pages: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    published: bool = True  # False until chunks.jsonl holds this outcome (a run may be interrupted)
 
 
 @dataclass
