@@ -276,3 +276,10 @@ def test_index_command_without_chunks_says_to_extract_first(domain: Domain, caps
     err = capsys.readouterr().err
     assert "python scripts/extract_docs.py --domain finance" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_build_shows_progress_when_asked(domain: Domain, capsys: pytest.CaptureFixture[str]) -> None:
+    result = bm25.build(domain, make_chunks(), progress=True)
+    assert result.channel == "bm25" and result.items == 9
+    err = capsys.readouterr().err
+    assert "bm25 entities" in err and "bm25 tokens" in err

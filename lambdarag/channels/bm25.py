@@ -20,7 +20,7 @@ from lambdarag.channels.manifest import Manifest, chunks_hash, publish, read_man
 from lambdarag.entities import extract_entities
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk, Hit
-from lambdarag.text import Tokenizer, terms_digest
+from lambdarag.text import Tokenizer, normalize, terms_digest
 
 if TYPE_CHECKING:
     from lambdarag.domain import Domain
@@ -55,17 +55,18 @@ def entity_terms(chunks: Iterable[Chunk]) -> set[str]:
         names.update(e.name for e in extract_entities(chunk.index_text) if e.kind in ENTITY_KINDS)
     # Names with Latin letters or digits are tokenised into their parts anyway; as dictionary
     # words they would each add a regex alternative scanned over every text.
-    return {n for n in names if MIN_TERM <= len(n) <= MAX_TERM and not _has_ascii_alnum(n)}
+    return {n for n in names if MIN_TERM <= len(n) <= MAX_TERM and not _has_ascii_alnum(normalize(n))}
 
 
 def _has_ascii_alnum(name: str) -> bool:
     return any(ch.isascii() and ch.isalnum() for ch in name)
 
 
-def dictionary(domain: Domain, chunks: Sequence[Chunk]) -> list[str]:
+def dictionary(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = False) -> list[str]:
     """The build's dictionary: config terms plus extracted entity names, sorted and unique."""
     configured = {t.strip() for t in domain.config.query.terms}
-    return sorted(t for t in configured | entity_terms(chunks) if t and "\n" not in t)
+    found = entity_terms(_with_progress(chunks, progress, "bm25 entities"))
+    return sorted(t for t in configured | found if t and "\n" not in t)
 
 
 def _with_progress(chunks: Sequence[Chunk], progress: bool | None, desc: str) -> Iterator[Chunk]:
@@ -80,7 +81,7 @@ def _with_progress(chunks: Sequence[Chunk], progress: bool | None, desc: str) ->
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
     """Tokenise every chunk with the domain dictionary, fit BM25 and publish index/bm25 atomically."""
     start = time.perf_counter()
-    terms = dictionary(domain, chunks)
+    terms = dictionary(domain, chunks, progress)
     tokenizer = Tokenizer(terms)
     tokens = [tokenizer.tokens(c.index_text) for c in _with_progress(chunks, progress, "bm25 tokens")]
     model = BM25Okapi.fit(tokens, K1, B, EPSILON)
