@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,21 @@ from lambdarag.query.condense import condense, main_entity, parallel_span, subje
 from lambdarag.records import Turn
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
+
+_OPEN: list[LLMClient] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    """Close every client a test made: open sockets would warn later (and warnings are errors)."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
+def llm_at(fake: FakeOpenAI, timeout_s: float = 5.0) -> LLMClient:
+    _OPEN.append(LLMClient(fake.base_url, "m", timeout_s=timeout_s, max_retries=0))
+    return _OPEN[-1]
 
 
 def turns(*pairs: tuple[str, str]) -> list[Turn]:
@@ -63,7 +79,7 @@ def test_self_contained_questions_stay(question: str) -> None:
 
 def test_no_history_is_untouched_and_makes_no_llm_call() -> None:
     with FakeOpenAI() as fake:
-        result = condense("它是什么？", [], LLMClient(fake.base_url, "m", max_retries=0))
+        result = condense("它是什么？", [], llm_at(fake))
         assert fake.requests == []
     assert (result.question, result.method) == ("它是什么？", "none")
 
@@ -95,7 +111,7 @@ def test_llm_rewrites_with_history_in_the_prompt() -> None:
         return "改写后的问题：“张敏的联系电话是多少？”"
 
     with FakeOpenAI(chat=chat) as fake:
-        llm = LLMClient(fake.base_url, "m", max_retries=0)
+        llm = llm_at(fake)
         history = turns(("报账大厅负责人是谁？", "张敏"))
         result = condense("她的电话呢？", history, llm, prompt="历史{history}|追问{question}")
     assert (result.question, result.method, result.error) == ("张敏的联系电话是多少？", "llm", None)
@@ -110,7 +126,7 @@ def test_llm_failure_falls_back_to_rules(failure: str) -> None:
             fake.delay_s = 1.0
         elif failure == "status":
             fake.fail_next = [500]
-        llm = LLMClient(fake.base_url, "m", timeout_s=0.2, max_retries=0)
+        llm = llm_at(fake, timeout_s=0.2)
         result = condense("她的联系电话是多少？", turns(("财务处报账大厅的负责人是谁？", "张敏")), llm)
     assert (result.question, result.method) == ("张敏的联系电话是多少？", "rules")
     assert result.error is not None and result.error.startswith("llm failed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,16 @@ from lambdarag.models.llm import LLMClient
 from lambdarag.query.intent import classify, find_matches, score_intents
 
 INTENTS = load_config().intents
+
+_OPEN: list[LLMClient] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    """Close every client a test made: open sockets would warn later (and warnings are errors)."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
 
 
 def test_every_class_is_scored_and_longest_match_counts_once() -> None:
@@ -64,7 +75,8 @@ def test_domain_keywords_come_through_the_config_merge(tmp_path: Path) -> None:
 
 
 def llm_with(fake: FakeOpenAI, timeout_s: float = 5.0) -> LLMClient:
-    return LLMClient(fake.base_url, "m", timeout_s=timeout_s, max_retries=0)
+    _OPEN.append(LLMClient(fake.base_url, "m", timeout_s=timeout_s, max_retries=0))
+    return _OPEN[-1]
 
 
 def test_confident_rules_make_no_llm_call() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,21 @@ from lambdarag.models.llm import REPAIR_PROMPT, LLMClient, llm_from_config, pars
 
 USER = [{"role": "user", "content": "问题"}]
 
+_OPEN: list[LLMClient] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    """Close every client a test made: open sockets would warn later (and warnings are errors)."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
 
 def client(fake: FakeOpenAI, **kw: Any) -> LLMClient:
-    return LLMClient(fake.base_url, "fake-model", timeout_s=kw.pop("timeout_s", 5.0),
-                     max_retries=kw.pop("max_retries", 0), **kw)
+    _OPEN.append(LLMClient(fake.base_url, "fake-model", timeout_s=kw.pop("timeout_s", 5.0),
+                           max_retries=kw.pop("max_retries", 0), **kw))
+    return _OPEN[-1]
 
 
 def closed_port_url() -> str:
@@ -116,6 +128,7 @@ def test_stream_failure_raises_service_error() -> None:
 
 def test_connection_refused_and_ping() -> None:
     down = LLMClient(closed_port_url(), "m", timeout_s=1.0, max_retries=0)
+    _OPEN.append(down)
     with pytest.raises(ServiceError, match="connection failed"):
         down.chat(USER)
     assert "connection failed" in (down.ping() or "")
@@ -133,7 +146,16 @@ def test_llm_from_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("TEST_LLM_KEY", "sk-test")
     llm = llm_from_config(load_config(instance))
     assert llm is not None
+    _OPEN.append(llm)
     assert (llm.model, llm.base_url, llm._client.api_key) == ("qwen", "http://127.0.0.1:9/v1", "sk-test")
     monkeypatch.delenv("TEST_LLM_KEY")
-    unset = llm_from_config(load_config(instance))
-    assert unset is not None and unset._client.api_key == "EMPTY"
+    with llm_from_config(load_config(instance)) as unset:  # type: ignore[union-attr]
+        assert unset._client.api_key == "EMPTY"
+
+
+def test_stream_closed_early_releases_the_response() -> None:
+    with FakeOpenAI(chat=lambda m: "一二三四五六七八九十" * 5) as fake:
+        stream = client(fake).stream(USER)
+        assert next(stream) == "一二三四"
+        stream.close()  # the caller stops reading: no unclosed-response warning (warnings are errors)
+        assert client(fake).chat(USER).startswith("一二三四")

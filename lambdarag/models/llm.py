@@ -6,9 +6,11 @@ cause, so callers can fall back to their rule-based path and record why.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any, TypeVar, cast
 
 import openai
@@ -23,6 +25,15 @@ Message = dict[str, Any]
 
 REPAIR_PROMPT = "只输出JSON"
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """The HTTP library's base error (httpx under openai 1.x, httpx2 later): raised while a stream is read."""
+    names = [m for m in ("httpx2", "httpx") if importlib.util.find_spec(m) is not None]
+    return tuple(importlib.import_module(m).HTTPError for m in names)
+
+
+_TRANSPORT_ERRORS = _transport_errors()
 _HINT = "check that the LLM server at llm.base_url is running, or set llm.enabled: false"
 
 
@@ -60,6 +71,16 @@ class LLMClient:
             temperature=llm.temperature,
         )
 
+    def close(self) -> None:
+        """Close the pooled HTTP connections (the client is unusable afterwards)."""
+        self._client.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _limits(self, max_tokens: int | None, temperature: float | None) -> tuple[int, float]:
         return (max_tokens if max_tokens is not None else self.max_tokens,
                 temperature if temperature is not None else self.temperature)
@@ -79,18 +100,21 @@ class LLMClient:
         return reply.choices[0].message.content
 
     def stream(self, messages: Sequence[Message], *, max_tokens: int | None = None,
-               temperature: float | None = None) -> Iterator[str]:
+               temperature: float | None = None) -> Generator[str, None, None]:
         """The reply as text deltas, in order; a failure midway raises ServiceError."""
         tokens, temp = self._limits(max_tokens, temperature)
         try:
             chunks = self._client.chat.completions.create(
                 model=self.model, messages=_params(messages), max_tokens=tokens, temperature=temp, stream=True
             )
-            for chunk in chunks:
-                if chunk.choices and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
+            with chunks:  # closes the HTTP response also when the caller stops reading early
+                for chunk in chunks:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        yield chunk.choices[0].delta.content
         except openai.OpenAIError as exc:
             raise _service_error("streaming chat request", exc) from exc
+        except _TRANSPORT_ERRORS as exc:  # a connection lost midway surfaces from the HTTP library, not openai
+            raise ServiceError(f"LLM streaming chat request failed midway: {type(exc).__name__}: {exc}", _HINT) from exc
 
     def chat_json(self, messages: Sequence[Message], validate: Callable[[Any], T], *,
                   max_tokens: int | None = None) -> T:
