@@ -51,16 +51,21 @@ def stopwords() -> frozenset[str]:
     return frozenset(line.strip() for line in raw.splitlines() if line.strip() and not line.startswith("#"))
 
 
+@functools.cache
 def backend_name() -> str:
-    """Segmenter library in use with its version, e.g. 'rjieba-0.2.2'."""
+    """Segmenter library in use with its version, e.g. 'rjieba-0.2.2' (same choice as _segmenter)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    for name in ("rjieba", "jieba"):
-        try:
-            return f"{name}-{version(name)}"
-        except PackageNotFoundError:
-            continue
-    return "none"
+    try:
+        import rjieba  # noqa: F401
+    except ImportError:
+        name = "jieba"
+    else:
+        name = "rjieba"
+    try:
+        return f"{name}-{version(name)}"
+    except PackageNotFoundError:
+        return name
 
 
 @functools.lru_cache(maxsize=16)
