@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lambdarag.channels import Channel
-from lambdarag.corrective import GateDecision, core_rewrite, gate_reason, overlap_score
+from lambdarag.corrective import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
 from lambdarag.fusion import Fused, recency_boost, table_boost, weighted_rrf
 from lambdarag.knowledge import KnowledgeBase
 from lambdarag.query.expand import Expansion
@@ -158,13 +158,13 @@ def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: Pipe
              keywords: Sequence[str]) -> _Attempt:
     runs = run_channels(kb, expansion, options)
     outcome = fuse(kb, runs, intent, expansion, options)
-    top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:3]]
+    top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:TOP_N]]
     overlap = overlap_score(keywords, top)
     summary = {
         "query": expansion.bm25_query,
         "dense_query": expansion.dense_query,
         "overlap": round(overlap, 4),
-        "top": [f.chunk_id for f in outcome.fused[:3]],
+        "top": [f.chunk_id for f in outcome.fused[:TOP_N]],
         "errors": {n: r.error for n, r in runs.items() if r.error},
     }
     return _Attempt(expansion, runs, outcome, overlap, summary)
