@@ -85,6 +85,7 @@ _AMOUNT = re.compile(
 )
 _ROOM = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]?\d{2,5}(?:室|房间)")
 _FLOOR_AFTER = re.compile(r"(?:[\d一二三四五六七八九十]{1,3}(?:楼|层))?(?:[A-Za-z]?\d{1,5}(?:室|房间))?")
+_TABLE_CELL = re.compile(rf"(?<=\|)\s*([{CJK}]{{2,3}})\s*(?=\|)")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 
 MAX_STEM, MAX_CHAINED_STEM = 12, 7  # longer runs are clauses, not names
@@ -105,6 +106,8 @@ def extract_entities(text: str) -> list[Entity]:
     found += roles
     found += _names(text)
     found += _people(text, roles, [e for e in found if e.kind in ("org", "place")])
+    if roles and "|" in text:
+        found += _table_people(text)
     return _resolve(found)
 
 
@@ -251,6 +254,16 @@ def _people(text: str, roles: Sequence[Entity], blocked: Sequence[Entity]) -> li
     return out
 
 
+def _table_people(text: str) -> list[Entity]:
+    """In a table row that has a role cell, a cell holding just a 2–3 character surname name (| 赵磊 | 科长 |)."""
+    out = []
+    for m in _TABLE_CELL.finditer(text):
+        name = m.group(1)
+        if _surname_at(name, 0) and name not in NOT_NAMES and not any(ch in NAME_STOP for ch in name[1:]):
+            out.append(Entity(name, "person", m.start(1), m.end(1)))
+    return out
+
+
 def _name_after(text: str, pos: int) -> tuple[int, int] | None:
     m = re.compile(r"[：:\s]{0,2}(?:为|是)?").match(text, pos)
     start = m.end() if m else pos
@@ -352,6 +365,7 @@ def _with_subject(sentence: str, entities: Sequence[Entity], subject: str | None
 
 _CLAUSE_END = re.compile(r"[，,；;。！？!?：:\n]")
 _ACTORS = ("person", "org", "role")  # who is responsible, in order of preference
+_LIST_GLUE = frozenset({"", "、", "，", ",", "和", "及", "以及", "与", "或"})
 
 
 def _apply(
@@ -367,15 +381,18 @@ def _apply(
         return _pair(rel, _nearest(before, ("org", "place"), True), _nearest(after, ("org", "place"), False))
     if rel == "has_part":
         owner = _nearest(before, ("org",), True) or _nearest(earlier, ("org",), False)
-        return [Relation(p.name, "belongs_to", owner.name, 1.0) for p in _leading_run(after, ("org",))] if owner else []
+        parts = _leading_run(sentence, after, ("org",)) if owner else []
+        return [Relation(p.name, "belongs_to", owner.name, 1.0) for p in parts if owner]
     if rel == "based_on":
         return _based_on(earlier, after, subject)
     if rel == "responsible_for":
         actor = next((a for kind in _ACTORS if (a := _nearest(topic, (kind,), True))), None)
-        target = _nearest(after, ("org", "regulation", "place"), False)
-        if target is None and actor is not None:  # 本办法由财务处负责解释: what the actor is responsible for came first
-            target = _nearest([e for e in before if e.end <= actor.start], ("regulation",), True)
-        return _pair(rel, actor, target)
+        wanted = ("org", "regulation", "place")
+        first = next((i for i, e in enumerate(after) if e.kind in wanted), len(after))
+        targets = _leading_run(sentence, after[first:], wanted)
+        if not targets and actor is not None:  # 本办法由财务处负责解释: what the actor is responsible for came first
+            targets = [e for e in before if e.end <= actor.start and e.kind == "regulation"][-1:]
+        return [r for t in targets for r in _pair(rel, actor, t)]
     if rel == "issued_by":
         return _issued_by(earlier, before, after)
     if rel == "contact":
@@ -430,32 +447,32 @@ def _revises(rel: str, earlier: Sequence[Entity], after: Sequence[Entity], subje
 
 
 def _role_relations(sentence: str, ents: Sequence[Entity]) -> list[Relation]:
-    """财务处处长李建华 / 报账大厅负责人张敏 / 张敏（主管）: the person is responsible for the organisation."""
+    """财务处处长李建华 / 报账大厅负责人张敏 / 张敏（主管） / | 赵磊 | 科长 | 预算科 |: the person is responsible."""
     out = []
     for i, role in enumerate(ents):
         if role.kind != "role":
             continue
-        person = _adjacent(sentence, role, ents[i + 1] if i + 1 < len(ents) else None, "person")
-        org_side = i - 1
+        before = ents[i - 1] if i > 0 else None
+        after = ents[i + 1] if i + 1 < len(ents) else None
+        person = _adjacent(sentence, role, after, "person")
+        org = _adjacent(sentence, before, role, "org", left=True)
         if person is None:
-            person = _adjacent(sentence, ents[i - 1] if i > 0 else None, role, "person", left=True)
-            org_side = i - 2
-        org = _adjacent(sentence, ents[org_side] if org_side >= 0 else None, person if org_side == i - 2 else role,
-                        "org", left=True)
+            person = _adjacent(sentence, before, role, "person", left=True)
+            org = _adjacent(sentence, ents[i - 2] if i > 1 else None, before, "org", left=True) if person else None
+            org = org or _adjacent(sentence, role, after, "org")  # a table row: name | role | unit
         if person and org:
-            rel = "contact" if role.name == "联系人" else "responsible_for"
-            out.append(Relation(org.name, rel, person.name, 1.0) if rel == "contact"
-                       else Relation(person.name, rel, org.name, 1.0))
+            out.append(Relation(org.name, "contact", person.name, 1.0) if role.name == "联系人"
+                       else Relation(person.name, "responsible_for", org.name, 1.0))
     return out
 
 
 def _adjacent(sentence: str, a: Entity | None, b: Entity | None, kind: str, left: bool = False) -> Entity | None:
-    """The entity of ``kind`` among a (left) or b (right) when only a bracket or colon separates them."""
+    """The entity of ``kind`` among a (left) or b (right) when only a bracket, colon or table bar separates them."""
     if a is None or b is None:
         return None
     wanted = a if left else b
     gap = sentence[a.end:b.start]
-    return wanted if wanted.kind == kind and len(gap) <= 2 and not gap.strip("（）():： ") else None
+    return wanted if wanted.kind == kind and len(gap) <= 3 and not gap.strip("（）():：| ") else None
 
 
 def _nearest(ents: Sequence[Entity], kinds: tuple[str, ...], last: bool) -> Entity | None:
@@ -465,11 +482,11 @@ def _nearest(ents: Sequence[Entity], kinds: tuple[str, ...], last: bool) -> Enti
     return pool[-1] if last else pool[0]
 
 
-def _leading_run(after: Sequence[Entity], kinds: tuple[str, ...]) -> list[Entity]:
-    """The list of names right after a trigger (下设综合办公室、预算科、会计核算科…)."""
-    out = []
+def _leading_run(sentence: str, after: Sequence[Entity], kinds: tuple[str, ...]) -> list[Entity]:
+    """The list of names right after a trigger (下设综合办公室、预算科和会计核算科…)."""
+    out: list[Entity] = []
     for e in after:
-        if e.kind not in kinds:
+        if e.kind not in kinds or (out and sentence[out[-1].end:e.start].strip() not in _LIST_GLUE):
             break
         out.append(e)
     return out

@@ -146,6 +146,16 @@ def test_relation_patterns(sentence: str, expected: set[tuple[str, str, str]]) -
     assert pattern_relations(sentence) == expected
 
 
+def test_table_rows_name_people_and_their_units() -> None:
+    row = "| 赵磊 | 科长 | 预算科 | 027-87651020 | 致远楼306室 | 负责年度预算编制，分管综合办公室、收费管理科 |"
+    assert names(row, "person") == ["赵磊"]
+    assert pattern_relations(row) >= {
+        ("赵磊", "responsible_for", "预算科"), ("赵磊", "responsible_for", "综合办公室"),
+        ("赵磊", "responsible_for", "收费管理科"),
+    }
+    assert names("| 科室 | 负责人 | 办公地点 |", "person") == []  # a header row
+
+
 def test_self_reference_uses_the_document_subject() -> None:
     sentence = "本办法自2024年7月1日起施行，《江城大学差旅费管理规定》同时废止。"
     assert pattern_relations(sentence, subject="江城大学差旅费管理办法") == {

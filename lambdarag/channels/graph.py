@@ -207,7 +207,8 @@ class GraphChannel:
     def walk(self, starts: dict[str, float], hinted: frozenset[str] = frozenset()) -> dict[str, Reach]:
         """Breadth-first walk up to max_hops, keeping per node the fewest hops, then the strongest path."""
         reached = {node: Reach(0, strength, (node,)) for node, strength in starts.items() if node in self.graph}
-        frontier = [n for n in reached]
+        # a name inside a longer match (江城大学 in 江城大学借款管理办法) counts where it stands but is no start
+        frontier = [n for n, r in reached.items() if r.weight >= ALIAS] or list(reached)
         for hop in range(1, self.max_hops + 1):
             found: dict[str, Reach] = {}
             for node in frontier:
@@ -235,13 +236,12 @@ class GraphChannel:
 
 
 def _shown_path(contributors: list[tuple[float, str]], reached: dict[str, Reach]) -> tuple[str, ...]:
-    """The relation path shown with a hit: the strongest entity reached through a relation, nearer on ties."""
-    walked = [c for c in contributors if reached[c[1]].hops > 0]
+    """The relation path shown with a hit: the chunk's entity reached most strongly by the walk, nearer on ties."""
+    walked = [node for _, node in contributors if reached[node].hops > 0]
     if not walked:
         return ()
-    node = max(walked, key=lambda c: (c[0], -reached[c[1]].hops, c[1]))[1]
-    path = reached[node].path
-    return path if len(path) > 1 else ()
+    node = max(walked, key=lambda n: (reached[n].score, -reached[n].hops, n))
+    return reached[node].path
 
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
