@@ -151,10 +151,11 @@ class DocBuilder:
     source: str
     format: str
     page_unit: str = ""
-    _stack: list[tuple[int, str]] = field(default_factory=list)
-    _blocks: list[Block] = field(default_factory=list)
-    _sections: list[Section] = field(default_factory=list)
-    _headings: list[tuple[int, str, int]] = field(default_factory=list)  # level, text, block index
+    _stack: list[tuple[int, str]] = field(default_factory=list, init=False, repr=False)
+    _blocks: list[Block] = field(default_factory=list, init=False, repr=False)
+    _sections: list[Section] = field(default_factory=list, init=False, repr=False)
+    # level, text, index of the next block: for promoting a sole top heading to the title
+    _headings: list[tuple[int, str, int]] = field(default_factory=list, init=False, repr=False)
     notes: list[str] = field(default_factory=list)
     needs_ocr_pages: list[int] = field(default_factory=list)
 

@@ -71,11 +71,11 @@ def extract_txt(path: Path, doc_id: str, source: str) -> list[Document]:
     return [builder.build()]
 
 
-def add_plain_text(builder: DocBuilder, text: str) -> None:
+def add_plain_text(builder: DocBuilder, text: str, headings: bool = True) -> None:
     """Paragraphs separated by blank lines; numbered Chinese heading lines open sections."""
     paragraph: list[str] = []
     for line in text.split("\n"):
-        level = numbered_heading_level(line)
+        level = numbered_heading_level(line) if headings else None
         if level is not None or not line.strip():
             builder.text("\n".join(paragraph))
             paragraph = []
@@ -200,7 +200,8 @@ def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
             continue
         seen.add(record["doc_id"])
         builder = DocBuilder(record["doc_id"], source, "jsonl")
-        add_plain_text(builder, record["text"])
+        # a corpus line is already a retrieval unit, often a window cut mid-section: no headings
+        add_plain_text(builder, record["text"], headings=False)
         docs.append(builder.build(record["title"]))
     if not docs:
         first = f" ({problems[0]})" if problems else ""
