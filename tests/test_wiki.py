@@ -22,7 +22,8 @@ from lambdarag.entity_graph import build_graph
 from lambdarag.errors import IndexMismatchError
 from lambdarag.ingest.store import write_chunks
 from lambdarag.records import Chunk
-from lambdarag.wiki import compile_wiki, key_facts, normalise_dates, read_page, slugify, summary_llm
+from lambdarag.wiki import compile_wiki, key_facts, normalise_dates, slugify, summary_llm
+from lambdarag.wiki_pages import read_page
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -33,7 +33,8 @@ from lambdarag.entity_graph import EXTRACTOR_VERSION
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk, Hit
 from lambdarag.text import Tokenizer, normalize
-from lambdarag.wiki import GENERATED_SUFFIX, body_hash, compile_wiki, read_page, summary_llm
+from lambdarag.wiki import compile_wiki, summary_llm
+from lambdarag.wiki_pages import GENERATED_SUFFIX, body_hash, read_page
 
 if TYPE_CHECKING:
     from lambdarag.domain import Domain

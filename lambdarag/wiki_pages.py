@@ -1,0 +1,147 @@
+"""Wiki page files: the Page record, front matter, hand-edit detection, writing, the LLM summary cache.
+
+generated_hash in a page's front matter is the sha256 of the body as generated. A page whose body
+no longer matches it was edited by a person: write_pages keeps it and writes the new version next
+to it as <slug>.generated.md, never over it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CACHE_FILE = Path(".cache") / "summaries.json"
+GENERATED_SUFFIX = ".generated.md"
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: pages are parsed often
+_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+def body_hash(body: str) -> str:
+    """sha256 of a page body (what generated_hash records)."""
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Page:
+    """A rendered page: front matter fields and the Markdown body."""
+
+    slug: str
+    title: str
+    kind: str
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    latest_revision: str | None
+    body: str
+
+    @property
+    def generated_hash(self) -> str:
+        return body_hash(self.body)
+
+    def render(self) -> str:
+        front = {"title": self.title, "kind": self.kind, "aliases": list(self.aliases), "sources": list(self.sources),
+                 "latest_revision": self.latest_revision, "generated_hash": self.generated_hash}
+        dumped = yaml.dump(front, Dumper=_YAML_DUMPER, allow_unicode=True, sort_keys=False)
+        return "---\n" + dumped + "---\n" + self.body
+
+
+@dataclass
+class CompileReport:
+    """What a compile did to wiki/: pages written, unchanged, kept because a person edited them, removed."""
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)  # kept; the new version is in <slug>.generated.md
+    removed: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    llm_cached: int = 0
+    llm_failures: int = 0
+
+    def summary(self) -> str:
+        text = (f"{len(self.written) + len(self.unchanged) + len(self.edited)} pages: {len(self.written)} written, "
+                f"{len(self.unchanged)} unchanged, {len(self.edited)} edited by hand and kept, "
+                f"{len(self.removed)} removed")
+        if self.llm_calls or self.llm_cached or self.llm_failures:
+            text += f"; LLM summaries: {self.llm_calls} new, {self.llm_cached} cached, {self.llm_failures} failed"
+        if self.edited:
+            text += "; see " + ", ".join(s + GENERATED_SUFFIX for s in self.edited[:3]) + (
+                " ..." if len(self.edited) > 3 else "")
+        return text
+
+
+def read_page(path: Path) -> tuple[dict[str, Any], str]:
+    """Front matter and body of a page file (no front matter: empty mapping, the whole text as body)."""
+    text = path.read_text(encoding="utf-8")
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        if end >= 0:
+            try:
+                front = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
+            except yaml.YAMLError:
+                front = {}
+            if isinstance(front, dict):
+                return front, text[end + 5:]
+    return {}, text
+
+
+def is_hand_edited(path: Path) -> bool:
+    """A page whose body differs from the body its generated_hash records was changed by a person."""
+    front, body = read_page(path)
+    return front.get("generated_hash") != body_hash(body)
+
+
+def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport) -> None:
+    """Write changed pages, keep hand-edited ones (new version beside them), remove stale generated ones."""
+    wiki_dir.mkdir(parents=True, exist_ok=True)
+    current = {p.slug for p in pages}
+    for page in pages:
+        path = wiki_dir / f"{page.slug}.md"
+        beside = wiki_dir / f"{page.slug}{GENERATED_SUFFIX}"
+        text = page.render()
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            beside.unlink(missing_ok=True)
+            report.unchanged.append(page.slug)
+            continue
+        if path.exists() and is_hand_edited(path):
+            _write_if_changed(beside, text)
+            report.edited.append(page.slug)
+            continue
+        beside.unlink(missing_ok=True)
+        (report.written if _write_if_changed(path, text) else report.unchanged).append(page.slug)
+    for path in sorted(wiki_dir.glob("*.md")):
+        slug = path.name.removesuffix(GENERATED_SUFFIX).removesuffix(".md")
+        if slug in current:
+            continue
+        if path.name.endswith(GENERATED_SUFFIX) or not is_hand_edited(path):
+            path.unlink()  # generated for an entity that is no longer salient
+            report.removed.append(slug)
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return True
+
+
+class SummaryCache:
+    """Prompt hash → LLM summary, in wiki/.cache/summaries.json."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.entries: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.entries = {}
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _write_if_changed(self.path, json.dumps(self.entries, ensure_ascii=False, indent=1, sort_keys=True))
+
+
