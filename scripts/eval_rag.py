@@ -4,4 +4,5 @@ import _bootstrap  # noqa: F401
 
 from lambdarag.cli import run_script
 
-raise SystemExit(run_script("eval"))
+if __name__ == "__main__":
+    raise SystemExit(run_script("eval"))
