@@ -1,12 +1,8 @@
 """`python scripts/make_demo.py [--out DIR]` writes the demo domain's documents."""
 
-import sys
-from pathlib import Path
+import _bootstrap  # noqa: F401
 
-ROOT = str(Path(__file__).resolve().parent.parent)
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+from lambdarag.demo.generate import main
 
-from lambdarag.demo.generate import main  # noqa: E402
-
-raise SystemExit(main())
+if __name__ == "__main__":
+    raise SystemExit(main())
