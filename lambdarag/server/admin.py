@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 
 from flask import Blueprint, Response, jsonify
 
@@ -24,7 +25,7 @@ def session_trace(session_id: str) -> Response:
     st = state()
     check_session_id(session_id)
     traces = st.store.session_traces(session_id)
-    turns = [t.__dict__ for t in st.store.turns(session_id)]
+    turns = [asdict(t) for t in st.store.turns(session_id)]
     return jsonify({"session_id": session_id, "turns": turns, "traces": traces})
 
 
