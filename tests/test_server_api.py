@@ -223,3 +223,25 @@ def test_lookup_view_hands_out_only_new_chunks() -> None:
     assert view["completeness"] == "partial" and "1条" in view["message"]
     not_found = lookup_view({**result, "found": False}, ["a#1", "b#1"], [], lambda _: "t")
     assert not_found["evidence"] == [] and not_found["relevance"] == "none" and not_found["completeness"] == "none"
+
+
+def test_llm_answer_streams_in_pieces(source: Domain, tmp_path: Path) -> None:
+    from fake_openai import FakeOpenAI
+
+    reply = "教职工出差住宿费标准为每人每天不超过500元[1]。"
+    with FakeOpenAI(chat=lambda messages: reply) as fake:
+        domain = copy_domain(source, tmp_path / "knowledge")
+        with open(domain.instance_file, "a", encoding="utf-8") as handle:
+            handle.write(f"llm: {{enabled: true, base_url: '{fake.base_url}', model: fake-model}}\n")
+        app = create_app(open_domain(domain.name, tmp_path / "knowledge"))
+        client = app.test_client()
+        events = parse_sse(client.post("/api/ask", json={"question": "教职工出差住宿费标准是多少？",
+                                                         "stream": True}).get_data(as_text=True))
+        deltas = [data["text"] for kind, data in events if kind == "delta"]
+        assert len(deltas) > 3 and "".join(deltas) == events[-1][1]["answer"]
+        assert events[-1][1]["answer_method"] == "llm" and events[-1][1]["citations"][0]["n"] == 1
+        chunks = client.post("/v1/chat/completions", json={"model": "kb", "stream": True, "messages": [
+            {"role": "user", "content": "教职工出差住宿费标准是多少？"}]}).get_data(as_text=True)
+        pieces = [json.loads(b[6:]) for b in chunks.split("\n\n") if b.startswith("data: {")]
+        assert sum(1 for p in pieces if p["choices"][0]["delta"].get("content")) > 3
+        app.extensions["lambdarag"].store.close()
