@@ -98,6 +98,7 @@ class AnswerStream:
         self.method = "llm"
         messages = llm_messages(self.question, self.packed, self.config, self.domain)
         tokens, temperature = self.config.llm.max_tokens, self.config.llm.temperature
+        deltas: Iterator[str]
         try:
             if self.stream:
                 deltas = self.llm.stream(messages, max_tokens=tokens, temperature=temperature)
