@@ -30,6 +30,12 @@ demo: $(VENV)/.installed-serve
 test: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -q
 
+## bench: benchmarks against references measured in the same run (figures into BENCHMARKS.md)
+bench: $(VENV)/.installed-test
+	$(PY) bench/bench_bm25.py
+	$(PY) bench/bench_vector.py
+	$(PY) bench/bench_extract.py
+
 ## lint: ruff and mypy
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
