@@ -353,4 +353,4 @@ def test_domainrag_recall_condensation_and_parallel_equals_sequential(tmp_path: 
             condensed += hit_at_5(kb, question, row["gold_doc_ids"])
             raw += hit_at_5(kb, row["question"], row["gold_doc_ids"])
     assert found / len(questions) >= 0.6  # measured 0.64 (BM25 only, rules only)
-    assert condensed > raw  # measured 27 vs 24 of the 49 conversation follow-ups
+    assert condensed > raw  # measured 27 vs 25 of the 49 conversation follow-ups

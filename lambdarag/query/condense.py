@@ -25,6 +25,7 @@ DEFAULT_PROMPT = (
 )
 HISTORY_TURNS = 3  # turns searched back for an entity, and shown to the LLM
 ANSWER_CHARS = 200  # an earlier answer is cut to this length in the LLM prompt
+GENERIC_HEAD_CHARS = 2
 ELLIPSIS_MAX_CHARS = 12  # longer questions without a lead word are taken as self-contained
 
 # words that contain a pronoun character without being a reference to the previous turn
@@ -159,11 +160,10 @@ def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | 
     body = strip_courtesy(question)
     if entity is None or entity in body:
         return None
-    bare = entity.strip("《》")
-    for n in range(min(4, len(bare) - 1), 1, -1):
-        if bare.endswith(body[:n]):
-            start = len(question) - len(body)
-            return question[:start] + entity + body[n:], entity
+    # two characters: a generic head (学院, 部门); a longer one (哲学院) is already a name of its own
+    if len(entity.strip("《》")) > GENERIC_HEAD_CHARS and entity.strip("《》").endswith(body[:GENERIC_HEAD_CHARS]):
+        start = len(question) - len(body)
+        return question[:start] + entity + body[GENERIC_HEAD_CHARS:], entity
     return None
 
 
