@@ -78,7 +78,39 @@ def publish(index_root: Path, channel: str, write: Callable[[Path], Manifest]) -
     os.replace(tmp_link, link)
     if previous is not None and previous != folder.resolve():
         shutil.rmtree(previous, ignore_errors=True)
+    remove_abandoned(index_root, channel, keep=folder)
     return link
+
+
+def remove_abandoned(index_root: Path, channel: str, keep: Path) -> list[Path]:
+    """Delete build folders and links left by builds whose process died (killed midway)."""
+    removed = []
+    for path in index_root.glob(f".{channel}[-.]*"):
+        pid = _stamp_pid(path.name)
+        if path == keep or pid is None or pid == os.getpid() or _alive(pid):
+            continue
+        if path.is_symlink():
+            path.unlink()
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _stamp_pid(name: str) -> int | None:
+    """The builder's pid inside '.<channel>-<time>-<pid>-<n>' or '.<channel>.link-<time>-<pid>-<n>'."""
+    parts = name.rsplit("-", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def read_manifest(

@@ -1,0 +1,67 @@
+"""Index publication: atomic swap, manifest checks, clean-up after a killed build."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lambdarag.channels.manifest import Manifest, publish, read_manifest
+from lambdarag.errors import IndexMismatchError
+
+
+def _writer(text: str, version: int = 1):  # type: ignore[no-untyped-def]
+    def write(folder: Path) -> Manifest:
+        (folder / "data.txt").write_text(text, encoding="utf-8")
+        return Manifest(channel="toy", format_version=version, params={"k": 1}, counts={"n": 1}, chunks_hash="h")
+
+    return write
+
+
+def test_publish_swaps_and_removes_the_previous_folder(tmp_path: Path) -> None:
+    publish(tmp_path, "toy", _writer("old"))
+    first = (tmp_path / "toy").resolve()
+    publish(tmp_path, "toy", _writer("new"))
+    assert (tmp_path / "toy" / "data.txt").read_text(encoding="utf-8") == "new"
+    assert not first.exists()
+    folder, manifest = read_manifest(tmp_path, "toy", "d", 1, {"k": 1}, "h")
+    assert manifest.counts == {"n": 1} and folder == (tmp_path / "toy").resolve()
+
+
+def test_mismatches_name_the_rebuild_command(tmp_path: Path) -> None:
+    with pytest.raises(IndexMismatchError, match="missing"):
+        read_manifest(tmp_path, "bm25", "finance", 1)
+    publish(tmp_path, "bm25", _writer("x"))
+    for kwargs, fragment in (({"format_version": 2}, "format"), ({"params": {"k": 2}}, "k=1"),
+                             ({"chunks_digest": "other"}, "older than")):
+        args = {"format_version": 1, **kwargs}
+        with pytest.raises(IndexMismatchError, match=fragment) as err:
+            read_manifest(tmp_path, "bm25", "finance", **args)  # type: ignore[arg-type]
+        assert "python scripts/rebuild_index.py --domain finance" in str(err.value)
+
+
+def test_a_failing_writer_leaves_the_old_index(tmp_path: Path) -> None:
+    publish(tmp_path, "toy", _writer("old"))
+
+    def broken(folder: Path) -> Manifest:
+        (folder / "half").write_text("x", encoding="utf-8")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        publish(tmp_path, "toy", broken)
+    assert (tmp_path / "toy" / "data.txt").read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".toy-")) == [
+        (tmp_path / "toy").resolve().name
+    ]
+
+
+def test_folders_of_a_dead_builder_are_removed_on_the_next_publish(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    (tmp_path / f".toy-20260101000000-{pid}-1").mkdir()
+    (tmp_path / f".toy.link-20260101000000-{pid}-1").symlink_to("nowhere")
+    publish(tmp_path, "toy", _writer("new"))
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if str(pid) in p.name)
+    assert leftovers == []
