@@ -31,7 +31,9 @@ DOCS_DIR = "docs"
 STATE_VERSION = 1
 EXTRACTOR_VERSION = 1  # bump when extraction output changes: every file is then redone
 
-_EXTRACT_HINT = "run `lambdarag extract --domain NAME` (scripts/extract_docs.py)"
+def _extract_hint(processed_dir: Path) -> str:
+    """The command that fills processed/, naming the domain (processed/ sits in the domain's folder)."""
+    return f"run: python scripts/extract_docs.py --domain {processed_dir.resolve().parent.name}"
 
 
 class ChunksMissingError(IndexMismatchError, FileNotFoundError):
@@ -69,7 +71,7 @@ def load_chunks(processed_dir: Path) -> list[Chunk]:
     """All chunks of the domain in a stable order (raw file, document, chunk number)."""
     path = Path(processed_dir) / CHUNKS_FILE
     if not path.is_file():
-        raise ChunksMissingError(f"no extracted chunks in {processed_dir}", _EXTRACT_HINT)
+        raise ChunksMissingError(f"no extracted chunks in {processed_dir}", _extract_hint(processed_dir))
     chunks = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -82,7 +84,7 @@ def _chunk_from_line(line: str, path: Path, number: int) -> Chunk:
     try:
         return Chunk.from_dict(json.loads(line))
     except (ValueError, KeyError, TypeError) as exc:
-        raise IndexMismatchError(f"{path}: line {number} is not a chunk ({exc})", _EXTRACT_HINT) from exc
+        raise IndexMismatchError(f"{path}: line {number} is not a chunk ({exc})", _extract_hint(path.parent)) from exc
 
 
 def chunks_by_source(processed_dir: Path) -> dict[str, list[Chunk]]:
