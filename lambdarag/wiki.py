@@ -14,7 +14,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,7 +60,7 @@ class PageDraft:
     title: str
     kind: str  # an entity kind, or "topic" for a document
     aliases: tuple[str, ...]
-    sources: tuple[str, ...]  # chunk ids, best first
+    sources: tuple[str, ...]  # chunk ids in corpus order (reading order beat salience orders on DomainRAG)
     sentences: tuple[str, ...]  # candidate sentences in corpus order
     relations: tuple[tuple[str, str], ...]  # (label, other entity)
 
@@ -113,17 +113,6 @@ def key_facts(sentences: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(normalise_dates(s) for s in _fact_sentences(sentences)))
 
 
-def rank_sources(
-    sources: Sequence[str], names: Sequence[str], chosen: Sequence[str], texts: Mapping[str, str]
-) -> tuple[str, ...]:
-    """Source chunks, best first: mentions of the page's names plus the summary and fact sentences they hold."""
-    def weight(chunk_id: str) -> int:
-        text = entity_key(texts.get(chunk_id, ""))
-        return sum(text.count(n) for n in names if n) + sum(1 for s in chosen if entity_key(s) in text)
-
-    return tuple(sorted(sources, key=lambda c: -weight(c)))
-
-
 def latest_revision(sentences: Iterable[str]) -> str | None:
     """The latest date in sentences about revising, issuing or taking effect."""
     dates = [e.name for s in sentences if _REVISION.search(s) for e in _entities(s) if e.kind == "date"]
@@ -171,10 +160,10 @@ def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[
                 aliases.setdefault(node, []).append(alias)
     drafts = []
     for node, attrs in graph.nodes(data=True):
-        sources = [c for c in attrs["chunks"] if c in by_id]
+        sources = sorted((c for c in attrs["chunks"] if c in by_id), key=order.__getitem__)
         if attrs["kind"] in PAGE_KINDS and len(sources) >= cfg.wiki.min_mentions:
             names = (node, *aliases.get(node, ()))
-            sentences = _mentioning([by_id[c] for c in sorted(sources, key=order.__getitem__)], names, node)
+            sentences = _mentioning([by_id[c] for c in sources], names, node)
             drafts.append(PageDraft(node, attrs["kind"], names[1:], tuple(sources),
                                     tuple(sentences), tuple(_relations(graph, node))))
     taken = {d.title for d in drafts}
@@ -269,13 +258,10 @@ def compile_wiki(
     drafts = plan_pages(graph, chunks, cfg)
     titles = {entity_key(d.title): d.title for d in drafts}
     cache = SummaryCache(wiki_dir / CACHE_FILE) if llm is not None else None
-    texts = {c.chunk_id: c.index_text for c in chunks}
     pages: list[Page] = []
     slugs: set[str] = set()
     for draft in drafts:
         rules = rule_summary(draft, cfg.wiki.summary_sentences)
-        chosen = [*rules, *_fact_sentences(draft.sentences)]
-        draft = replace(draft, sources=rank_sources(draft.sources, (draft.title, *draft.aliases), chosen, texts))
         summary = llm_summary(draft, llm, cache, report) if llm is not None and cache is not None else None
         body = render_body(draft, summary or rules, titles)
         pages.append(Page(_unique(slugify(draft.title), slugs), draft.title, draft.kind, draft.aliases, draft.sources,

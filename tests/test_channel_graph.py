@@ -173,6 +173,10 @@ def test_missing_index_and_registry_loading(tmp_path: Path) -> None:
     assert not errors and loaded["graph"].search("预算科隶属哪个部门", 3)[0].chunk_id == "overview#0001"
 
 
+def test_every_path_relation_has_a_reading() -> None:
+    assert set(graph.INVERSE) | set(graph.INVERSE.values()) <= set(graph.PATH_LABELS)
+
+
 def llm_domain(base: Path, fake: FakeOpenAI) -> Domain:
     return make_domain(base, (
         f"llm:\n  enabled: true\n  base_url: {fake.base_url}\n  max_retries: 0\n  timeout_s: 5\n"

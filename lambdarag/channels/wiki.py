@@ -7,8 +7,8 @@ search at the next `python scripts/wiki_compile.py --domain NAME`, which keeps t
 LLM call for unchanged input. A snapshot keeps what a server reads atomic and consistent with its
 manifest, instead of following half-saved files in an editor.
 
-A page's score (BM25 normalised to the best page, plus TITLE_BOOST when the question names the
-page's title or an alias) is spread over its source chunks, best first: the j-th source gets
+A page's score (BM25 normalised to the best page, plus TITLE_BOOST · specificity when the question
+names the page's title or an alias) is spread over its source chunks, best first: the j-th source gets
 score · SPREAD^j. Each hit carries the page id and an excerpt (summary and key facts, at most
 EXCERPT_CHARS) as side text for the context.
 """
@@ -16,6 +16,7 @@ EXCERPT_CHARS) as side text for the context.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -80,8 +81,11 @@ def excerpt(body: str, limit: int = EXCERPT_CHARS) -> str:
     """Summary and key facts of a page body (the whole body when it has no such sections), at most ``limit``."""
     parts = _SECTION.split(body)
     sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    chosen = [sections[n] for n in ("摘要", "关键事实") if sections.get(n, "").lstrip("- ") not in ("", "（无）")]
-    text = "\n".join(chosen) if chosen else re.sub(r"^#.*$", "", body, flags=re.MULTILINE)
+    summary = sections.get("摘要", "")
+    summary = "" if summary == "（无）" else summary
+    facts = [line.strip() for line in sections.get("关键事实", "").splitlines()
+             if line.strip().lstrip("- ") not in ("", "（无）") and line.strip().lstrip("- ") not in summary]
+    text = "\n".join([summary, *facts]) if summary or facts else re.sub(r"^#.*$", "", body, flags=re.MULTILINE)
     text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -141,15 +145,23 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     return BuildResult(NAME, len(pages), time.perf_counter() - start, detail=report.summary())
 
 
+def specificity(page: IndexedPage, n_chunks: int) -> float:
+    """ln(1 + N / sources) / ln(1 + N): naming a page that covers half the corpus (the university) says little."""
+    if n_chunks <= 1:
+        return 1.0
+    return math.log(1 + n_chunks / max(1, len(page.sources))) / math.log(1 + n_chunks)
+
+
 class WikiChannel:
     """Loaded wiki pages answering queries with the source chunks of the best pages."""
 
     name = NAME
 
-    def __init__(self, pages: Sequence[IndexedPage], model: BM25Okapi, tokenizer: Tokenizer) -> None:
+    def __init__(self, pages: Sequence[IndexedPage], model: BM25Okapi, tokenizer: Tokenizer, n_chunks: int) -> None:
         self.pages = list(pages)
         self.model = model
         self.tokenizer = tokenizer
+        self.n_chunks = n_chunks
 
     def page_scores(self, query: str) -> list[tuple[float, IndexedPage]]:
         """Pages with a positive score, best first: normalised BM25 plus the title/alias boost."""
@@ -158,8 +170,8 @@ class WikiChannel:
         text = normalize(entity_key(query))
         scored = []
         for page, value in zip(self.pages, raw, strict=True):
-            score = (value / top if top > 0 else 0.0) + (TITLE_BOOST if any(n in text for n in page.names)
-                                                                else 0.0)
+            boost = TITLE_BOOST * specificity(page, self.n_chunks) if any(n in text for n in page.names) else 0.0
+            score = (value / top if top > 0 else 0.0) + boost
             if score > 0:
                 scored.append((score, page))
         return sorted(scored, key=lambda item: (-item[0], item[1].slug))
@@ -185,7 +197,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
         from lambdarag.ingest.store import load_chunks
 
         chunks = load_chunks(domain.processed_dir)
-    folder, _ = read_manifest(
+    folder, manifest = read_manifest(
         domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
     )
     try:
@@ -201,4 +213,4 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
     if model.n_docs != len(pages):
         rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
         raise IndexMismatchError(f"wiki index of domain {domain.name!r} does not match its pages", rebuild)
-    return WikiChannel(pages, model, Tokenizer(terms))
+    return WikiChannel(pages, model, Tokenizer(terms), manifest.counts.get("chunks", len(chunks)))
