@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ PAGE_KINDS = frozenset({"org", "person", "regulation", "role"})
 MAX_FACTS = 8
 MAX_RELATIONS = 12
 MAX_RELATED = 5  # co-occurring entities listed as 相关
+SAVE_EVERY = 20  # pages between saves of the LLM summary cache
 RELATION_LABELS = {
     ("belongs_to", True): "隶属", ("belongs_to", False): "下设",
     ("based_on", True): "依据", ("based_on", False): "作为依据",
@@ -251,7 +253,8 @@ def summary_llm(cfg: Config) -> LLMClient | None:
 
 
 def compile_wiki(
-    wiki_dir: Path, graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config, llm: LLMClient | None = None
+    wiki_dir: Path, graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config, llm: LLMClient | None = None,
+    progress: bool | None = None,
 ) -> CompileReport:
     """Write the wiki pages for ``chunks`` into ``wiki_dir`` and report what changed."""
     report = CompileReport()
@@ -260,16 +263,26 @@ def compile_wiki(
     cache = SummaryCache(wiki_dir / CACHE_FILE) if llm is not None else None
     pages: list[Page] = []
     slugs: set[str] = set()
-    for draft in drafts:
-        rules = rule_summary(draft, cfg.wiki.summary_sentences)
+    for n, draft in enumerate(_progress(drafts, progress), start=1):
         summary = llm_summary(draft, llm, cache, report) if llm is not None and cache is not None else None
-        body = render_body(draft, summary or rules, titles)
+        if cache is not None and n % SAVE_EVERY == 0:
+            cache.save()  # a build killed midway keeps the summaries it paid for
+        body = render_body(draft, summary or rule_summary(draft, cfg.wiki.summary_sentences), titles)
         pages.append(Page(_unique(slugify(draft.title), slugs), draft.title, draft.kind, draft.aliases, draft.sources,
                           latest_revision(draft.sentences), body))
     write_pages(wiki_dir, pages, report)
     if cache is not None:
         cache.save()
     return report
+
+
+def _progress(drafts: list[PageDraft], progress: bool | None) -> Iterable[PageDraft]:
+    show = sys.stderr.isatty() if progress is None else progress
+    if not show:
+        return drafts
+    from tqdm import tqdm
+
+    return tqdm(drafts, desc="wiki pages", unit="page", file=sys.stderr)
 
 
 def _unique(slug: str, taken: set[str]) -> str:

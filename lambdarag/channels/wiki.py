@@ -123,7 +123,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     """Compile the wiki pages, then index them and publish index/wiki atomically."""
     start = time.perf_counter()
     cfg = domain.config
-    report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, summary_llm(cfg))
+    report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, summary_llm(cfg), progress)
     pages = read_pages(domain.wiki_dir)
     terms = sorted({n for p in pages for n in (p.title, *p.aliases) if 2 <= len(n) <= 20})
     tokenizer = Tokenizer(terms)
