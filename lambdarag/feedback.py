@@ -33,7 +33,12 @@ if TYPE_CHECKING:
 QUERY_LOG = "query_log.jsonl"
 MISSING_LOG = "missing_queries.jsonl"
 RATINGS_LOG = "ratings.jsonl"
-TEXT_FIELDS = ("query", "condensed")  # question texts the privacy option applies to
+# Fields that carry the question's text, at any depth of a record (the gate's attempts and the
+# channel queries repeat it): the privacy option applies to all of them.
+TEXT_FIELDS = frozenset({
+    "query", "condensed", "question", "original", "rewritten", "keywords",
+    "bm25_query", "dense_query", "graph_query", "wiki_query",
+})
 RATINGS = ("up", "down")
 MAX_COMMENT_CHARS = 2000
 
@@ -41,6 +46,17 @@ MAX_COMMENT_CHARS = 2000
 def now_iso() -> str:
     """Current UTC time, ISO 8601 with milliseconds."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _private_fields(value: Any, mode: str, key: str | None = None) -> Any:
+    """Apply the privacy mode to every TEXT_FIELDS value inside nested dicts and lists."""
+    if isinstance(value, dict):
+        return {k: _private_fields(v, mode, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_private_fields(v, mode, key) for v in value]
+    if key in TEXT_FIELDS and isinstance(value, str):
+        return private_text(value, mode)
+    return value
 
 
 def private_text(text: str | None, mode: str) -> str | None:
@@ -128,7 +144,7 @@ class FeedbackLog:
         mode = self.config.query_text
         if mode == "keep":
             return record
-        return {k: private_text(v, mode) if k in TEXT_FIELDS else v for k, v in record.items()}
+        return _private_fields(record, mode)
 
     def _maybe_rotate(self, path: Path) -> None:
         if _size(path) < self.rotate_bytes:
