@@ -36,6 +36,7 @@ PAGE_KINDS = frozenset({"org", "person", "regulation", "role"})
 MAX_FACTS = 8
 MAX_RELATIONS = 12
 MAX_RELATED = 5  # co-occurring entities listed as 相关
+SUBJECT_WINDOW = 4  # a name starting within this many characters of a sentence is its subject
 SAVE_EVERY = 20  # pages between saves of the LLM summary cache
 RELATION_LABELS = {
     ("belongs_to", True): "隶属", ("belongs_to", False): "下设",
@@ -49,6 +50,7 @@ RELATION_LABELS = {
 }
 _REVISION = re.compile(r"修订|修正|修改|施行|实施|印发|发布|生效|执行|更新")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_TITLE_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _PAGE_MARK = re.compile(r"第\s*\d+\s*页")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _BULLET = re.compile(r"^(?:[-*•●○■□◆▪·]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）])\s*")
@@ -85,7 +87,7 @@ def sentence_score(sentence: str, names: Sequence[str], entities: Sequence[Entit
     """Informativeness: the page's entity as subject and mentioned, other entities, numbers, dates, useful length."""
     key = entity_key(sentence)
     own = sum(key.count(n) for n in names if n)
-    subject = any(0 <= key.find(n) <= 4 for n in names if n)  # 预算科负责… / 本办法由… rather than a passing mention
+    subject = _subject_of(sentence, names)  # 预算科负责… / 本办法由… rather than a passing mention
     others = sum(1 for e in entities if e.kind not in ("date", "amount") and e.name not in names)
     dates = sum(1 for e in entities if e.kind == "date")
     numbers = len(_NUMBER.findall(sentence))
@@ -165,6 +167,7 @@ def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[
         sources = sorted((c for c in attrs["chunks"] if c in by_id), key=order.__getitem__)
         if attrs["kind"] in PAGE_KINDS and len(sources) >= cfg.wiki.min_mentions:
             names = (node, *aliases.get(node, ()))
+            sources = sorted(sources, key=lambda c: (_aboutness(by_id[c], node, names), -_edition(by_id[c]), order[c]))
             sentences = _mentioning([by_id[c] for c in sources], names, node)
             drafts.append(PageDraft(node, attrs["kind"], names[1:], tuple(sources),
                                     tuple(sentences), tuple(_relations(graph, node))))
@@ -175,6 +178,29 @@ def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[
             sentences = list(dict.fromkeys(s for c in doc_chunks for s in prose_sentences(c.text)))
             drafts.append(PageDraft(title, "topic", (), tuple(c.chunk_id for c in doc_chunks), tuple(sentences), ()))
     return sorted(drafts, key=lambda d: d.title)
+
+
+def _aboutness(chunk: Chunk, node: str, names: Sequence[str]) -> int:
+    """0: the entity's own document (a regulation's text); 1: the chunk says what the entity is or does
+    (its heading names it, or a sentence starts with it); 2: a passing mention. Sources sort by it, then
+    in corpus order, so a page's first chunks are the ones about it."""
+    if regulation_subject(chunk.title) == node:
+        return 0
+    heading = entity_key(chunk.breadcrumb)
+    if any(n in heading for n in names) or any(_subject_of(s, names) for s in prose_sentences(chunk.text)):
+        return 1
+    return 2
+
+
+def _edition(chunk: Chunk) -> int:
+    """The year a document's title carries (江城大学国内差旅费管理办法（2024修订版） → 2024), else 0: newer first."""
+    years = _TITLE_YEAR.findall(chunk.title)
+    return max(map(int, years)) if years else 0
+
+
+def _subject_of(sentence: str, names: Sequence[str]) -> bool:
+    key = entity_key(sentence)
+    return any(0 <= key.find(n) <= SUBJECT_WINDOW for n in names if n)
 
 
 def _documents(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
