@@ -68,7 +68,7 @@ class Hit:
     channel: str
     entities: tuple[str, ...] = ()  # entities matched or reached (graph, wiki)
     page_id: str | None = None  # wiki page the hit came from
-    path: tuple[str, ...] = ()  # relation path, e.g. ("预算科", "隶属", "财务处")
+    path: tuple[str, ...] = ()  # relation path, e.g. ("预算科", "belongs_to", "财务处"); see graph.PATH_LABELS
     side_text: str = ""  # side information for the context (wiki page excerpt)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
