@@ -93,3 +93,15 @@ def recency_boost(
         factor = boost / (1 + newest - latest[f.chunk_id]) if scope.newest else boost
         out.append(_boost(f, "recency", factor))
     return order(out)
+
+
+def version_preference(fused: Sequence[Fused], chunks: Mapping[str, Chunk], demoted_docs: Mapping[str, str],
+                       penalty: float) -> list[Fused]:
+    """Scale chunks of documents superseded for this question by (1 - penalty): the current version answers first."""
+    if not demoted_docs or not penalty:
+        return list(fused)
+    out = [
+        _boost(f, "superseded", -penalty) if f.chunk_id in chunks and chunks[f.chunk_id].doc_id in demoted_docs else f
+        for f in fused
+    ]
+    return order(out)

@@ -15,17 +15,23 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from lambdarag.answer.versions import version_index
 from lambdarag.channels import Channel
 from lambdarag.corrective import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
-from lambdarag.fusion import Fused, recency_boost, table_boost, weighted_rrf
+from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf
 from lambdarag.knowledge import KnowledgeBase
 from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import expand_years
 from lambdarag.records import Hit, PipelineOptions
 from lambdarag.text import normalize
 
+# Score cut for chunks of a superseded or repealed document when the question does not ask about history
+# (answer/versions.py decides which); read from retrieval.superseded_penalty once the config has that key.
+SUPERSEDED_PENALTY = 0.5
+HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
 POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
 TRACE_TOP = 5  # hits per channel shown in the trace
 _pool: ThreadPoolExecutor | None = None
@@ -63,6 +69,7 @@ class Retrieval:
     gate: GateDecision
     expansion: Expansion | None = None  # the expansion of the kept attempt
     candidates: int = 0
+    demoted: dict[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
 
 
 @dataclass(frozen=True)
@@ -137,9 +144,22 @@ def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], unif
     return {name: float(classes[intent].weights.get(name, 0.0)) for name in channels}
 
 
+def superseded_penalty(kb: KnowledgeBase) -> float:
+    """retrieval.superseded_penalty when the config carries it, else SUPERSEDED_PENALTY."""
+    return float(getattr(kb.config.retrieval, "superseded_penalty", SUPERSEDED_PENALTY))
+
+
+def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date) -> dict[str, str]:
+    """Documents whose other version (or whose repeal) should rank after the current one for this question."""
+    if intent in HISTORY_INTENTS or not superseded_penalty(kb):
+        return {}
+    return version_index(kb.chunks).demoted(question, today)
+
+
 def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
-         options: PipelineOptions) -> FusionOutcome:
-    """Weighted RRF over the channels that answered, then the table (data) and recency (temporal) boosts."""
+         options: PipelineOptions, demoted: Mapping[str, str] | None = None) -> FusionOutcome:
+    """Weighted RRF over the channels that answered, the table (data) and recency (temporal) boosts, then the
+    current-version preference (chunks of ``demoted`` documents scaled by 1 - superseded_penalty)."""
     cfg = kb.config.retrieval
     # hits on chunk ids the store does not know come from a stale index: they cannot be shown
     rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
@@ -151,13 +171,14 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     named_years = scope is not None and (scope.start_year is not None or scope.end_year is not None)
     if intent == "temporal" or named_years:
         fused = recency_boost(fused, kb.chunks, scope, cfg.recency_boost)
+    fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
     return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused))
 
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
-             keywords: Sequence[str]) -> _Attempt:
+             keywords: Sequence[str], demoted: Mapping[str, str]) -> _Attempt:
     runs = run_channels(kb, expansion, options)
-    outcome = fuse(kb, runs, intent, expansion, options)
+    outcome = fuse(kb, runs, intent, expansion, options, demoted)
     top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:TOP_N]]
     overlap = overlap_score(keywords, top)
     summary = {
@@ -183,20 +204,21 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
              options: PipelineOptions) -> Retrieval:
     """Channels, fusion and the corrective gate: below the overlap threshold, one retry with the core rewrite."""
     threshold = kb.config.corrective.threshold
-    first = _attempt(kb, expansion, intent, options, expansion.keywords)
+    demoted = demoted_documents(kb, question, intent, options.today or date.today())
+    first = _attempt(kb, expansion, intent, options, expansion.keywords, demoted)
     passed = first.overlap >= threshold
     if passed or not options.gate or kb.config.corrective.max_retries < 1:
         reason = gate_reason(first.overlap, threshold, None, None)
         if not passed:
             reason = "gate disabled: " + reason if not options.gate else "retries disabled: " + reason
         return _result(first, GateDecision(first.overlap, passed, threshold, reason=reason,
-                                           attempts=[first.summary]))
+                                           attempts=[first.summary]), demoted)
     rewritten = core_rewrite(question, expansion, kb.tokenizer)
     if not rewritten or normalize(rewritten) == normalize(question):
         gate = GateDecision(first.overlap, False, threshold, reason=gate_reason(first.overlap, threshold, None, None),
                             attempts=[first.summary])
-        return _result(first, gate)
-    second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords)
+        return _result(first, gate, demoted)
+    second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords, demoted)
     better = second.overlap > first.overlap
     kept = second if better else first
     gate = GateDecision(
@@ -205,12 +227,12 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
         reason=gate_reason(first.overlap, threshold, second.overlap, rewritten),
         attempts=[first.summary, second.summary],
     )
-    return _result(kept, gate)
+    return _result(kept, gate, demoted)
 
 
-def _result(attempt: _Attempt, gate: GateDecision) -> Retrieval:
+def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str]) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
-                     attempt.outcome.candidates)
+                     attempt.outcome.candidates, dict(demoted))
 
 
 def retrieval_trace(r: Retrieval) -> dict[str, Any]:
@@ -231,4 +253,5 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "candidates": r.candidates,
         "fused": [f.to_dict() for f in r.fused],
         "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
+        "versions": {"demoted": dict(r.demoted)},
     }

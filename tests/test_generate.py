@@ -68,7 +68,7 @@ def test_extractive_without_keywords_uses_bigrams(config: Config) -> None:
 
 def test_extractive_table_row_is_written_with_headers(config: Config) -> None:
     gen = generate("理工类学费多少", packed(["fees#1"]), "fact", {}, None, config)
-    assert gen.text == "专业类别：理工类，学费（元/年）：5200[1]。"
+    assert gen.text == "学费标准中，理工类的学费（元/年）为5200[1]。"
 
 
 def test_extractive_from_slots(config: Config) -> None:

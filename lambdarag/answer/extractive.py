@@ -1,53 +1,74 @@
-"""The extractive answer (no LLM): slot values in short Chinese sentences, else the best evidence sentences.
+"""The extractive answer (no LLM): a table lookup, slot values or the best evidence sentences, each with its [n].
 
-Every sentence ends with the [n] of the chunk it was taken from, so the answer is checkable
-against its citations like an LLM answer.
+In order of precedence: when the question names a row of a table among the evidence and asks for a column or
+a value, that row's cells with their headers lead (any intent); slot sentences answer person/process/data
+questions; the best evidence sentences answer the rest and follow the lines above when they add a chunk.
+Every sentence ends with the [n] of the chunk it was taken from, so the answer is checkable against its
+citations like an LLM answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from lambdarag.answer.context import Packed
+from lambdarag.answer.lookup import Found, answering_tables
+from lambdarag.answer.sentences import (
+    BROAD_INTENTS,
+    Scored,
+    best_sentences,
+    evidence_pieces,
+    scored_sentences,
+    split_piece,
+)
 from lambdarag.answer.slots import slot_sources
-from lambdarag.answer.tables import ParsedTable, best_row, grams, parse_table, question_grams
-from lambdarag.text import keyword_overlap, split_sentences
-from lambdarag.timeexpr import find_dates
 
-MAX_SENTENCES = 3
-FLOOR = 0.6  # a sentence must score this share of the best one to be added
-TOP_CHUNK_FLOOR = 0.5  # the top chunk's best sentence leads when it scores this share of the best
-BROAD_INTENTS = frozenset({"synthesis", "compare"})
-BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
-BROAD_FLOOR = 0.4
-DATE_BONUS = 0.2
-CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
-EVIDENCE_PIECES = 5  # sentences are taken from this many top evidence chunks
-MIN_SENTENCE_CHARS = 6
-RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
+TABLE_FIRST_SKIP = frozenset({"person", "process"})  # their slots already come from tables and lists
+TABLE_PIECES = 5  # tables are looked up in this many top evidence chunks
+COMPARE_TABLES = 2  # a comparison shows the named row of this many tables (two versions, two years)
+EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],
                       keywords: Sequence[str] = ()) -> str:
-    """Slot sentences for person/process/data when slots were filled, else the best evidence sentences."""
+    """Table lines, else slot sentences for person/process/data, then the best evidence sentences."""
+    table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
+    if table:
+        extra = best_sentences(question, packed.pieces, keywords, intent,
+                               limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE)
+        return "".join([*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))])
     numbers = {c.chunk_id: c.n for c in packed.citations}
     writer = SLOT_WRITERS.get(intent)
     lines = writer(slots, _marker(slots, numbers)) if writer and slots else []
     if not lines:
-        return "".join(best_sentences(question, packed, keywords, intent))
+        return "".join(s.cited() for s in best_sentences(question, packed.pieces, keywords, intent))
     return "".join([*lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join(lines))])
+
+
+def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
+    """The answering table row(s) with their headers and [n]; two tables' rows for a comparison."""
+    pieces = evidence_pieces(packed.pieces, TABLE_PIECES)
+    candidates = [split_piece(p) for p in pieces]
+    texts = [body for _, body in candidates]
+    found = answering_tables(question, candidates, texts)
+    if not found:
+        return []
+    chosen: list[Found] = [found[0]]
+    if intent == "compare":
+        # the same row in another table (another version or year) is the other side of the comparison
+        chosen += [f for f in found[1:] if f.match.named == found[0].match.named][: COMPARE_TABLES - 1]
+    return [f"{f.line()}[{pieces[f.index].n}]。" for f in chosen]
 
 
 def _top_chunk_sentence(question: str, packed: Packed, keywords: Sequence[str], intent: str, text: str) -> list[str]:
     """The top evidence chunk's best sentence when the slot lines do not cite that chunk (it may hold the answer)."""
-    scored = [s for s in _scored_sentences(question, packed, keywords, intent) if s.rank == 0]
+    scored = [s for s in scored_sentences(question, packed.pieces, keywords, intent) if s.rank == 0]
     if not scored or f"[{scored[0].n}]" in text:
         return []
-    best = max(scored, key=lambda s: s.score)
-    return [f"{_close(best.sentence)}[{best.n}]{_end(best.sentence)}"] if best.score >= SLOT_EXTRA_MIN else []
+    best: Scored = max(scored, key=lambda s: s.score)
+    return [best.cited()] if best.score >= SLOT_EXTRA_MIN else []
 
 
 def _marker(slots: dict[str, Any], numbers: Mapping[str, int]) -> Callable[[str], str]:
@@ -79,7 +100,8 @@ def _process(slots: dict[str, Any], mark: Callable[[str], str]) -> list[str]:
     lines: list[str] = []
     if slots.get("steps"):
         steps = "；".join(f"{i}. {s.rstrip('；;。')}" for i, s in enumerate(slots["steps"], 1))
-        lines.append(f"办理步骤：{steps}{mark('steps')}。")
+        lead = f"{slots['lead'].rstrip('：:。')}：" if slots.get("lead") else "办理步骤："
+        lines.append(f"{lead}{steps}{mark('steps')}。")
     if slots.get("materials"):
         lines.append(f"所需材料：{'、'.join(m.rstrip('；;。') for m in slots['materials'])}{mark('materials')}。")
     if slots.get("conditions"):
@@ -108,84 +130,3 @@ SLOT_WRITERS: dict[str, Callable[[dict[str, Any], Callable[[str], str]], list[st
     "process": _process,
     "data": _data,
 }
-
-
-@dataclass(frozen=True)
-class _Scored:
-    score: float
-    n: int
-    rank: int  # position of the chunk among the evidence pieces (0 = top fused chunk)
-    sentence: str
-
-
-def best_sentences(question: str, packed: Packed, keywords: Sequence[str] = (), intent: str = "fact") -> list[str]:
-    """The evidence sentences sharing the most question keywords, each with its [n].
-
-    The top fused chunk's best sentence always comes first when it matches reasonably: fusion is the
-    consensus of every channel, one sentence's keyword count is not. Broad intents take more sentences
-    from more chunks.
-    """
-    scored = _scored_sentences(question, packed, keywords, intent)
-    if not scored:
-        return []
-    best = max(s.score for s in scored)
-    limit, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
-    floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
-    top = [s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR][:1]
-    picked: list[_Scored] = []
-    for item in [*top, *sorted(scored, key=lambda s: -s.score)]:
-        same_chunk = sum(1 for p in picked if p.n == item.n)
-        if item.score < floor or len(picked) == limit or same_chunk >= per_chunk or item in picked:
-            continue
-        picked.append(item)
-    return [f"{_close(s.sentence)}[{s.n}]{_end(s.sentence)}" for s in picked]
-
-
-def _scored_sentences(question: str, packed: Packed, keywords: Sequence[str], intent: str) -> list[_Scored]:
-    wanted = question_grams(question)
-    evidence = [p for p in packed.pieces if p.kind == "evidence" and p.n is not None][:EVIDENCE_PIECES]
-    out: list[_Scored] = []
-    seen: set[str] = set()
-    for rank, piece in enumerate(evidence):
-        body = piece.text.split("\n", 1)[1] if "\n" in piece.text else piece.text
-        # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
-        chunk_score = _score(piece.text, keywords, wanted)
-        for sentence in candidate_sentences(body, wanted):
-            if sentence in seen:
-                continue
-            seen.add(sentence)
-            score = (1 - CHUNK_WEIGHT) * _score(sentence, keywords, wanted) + CHUNK_WEIGHT * chunk_score
-            score += RANK_BONUS * (len(evidence) - rank) / len(evidence)
-            if intent == "temporal" and find_dates(sentence):
-                score += DATE_BONUS  # "when" questions are answered by sentences that carry a date
-            out.append(_Scored(score, int(piece.n or 0), rank, sentence))
-    return out
-
-
-def candidate_sentences(body: str, wanted: set[str]) -> list[str]:
-    """Sentences of a text chunk; for a table chunk, its best row written out with its headers."""
-    table = parse_table(body)
-    if table is not None:
-        return _table_rows(table, wanted)
-    return [s for s in split_sentences(body) if len(s) >= MIN_SENTENCE_CHARS]
-
-
-def _table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
-    index, _ = best_row(table, wanted)
-    rows = [table.rows[index]] if index >= 0 else list(table.rows[:1])
-    return ["，".join(f"{h}：{v}" if h else v for h, v in zip(table.header, row, strict=False) if v) for row in rows]
-
-
-def _score(sentence: str, keywords: Sequence[str], wanted: set[str]) -> float:
-    """Keyword overlap blended with character-bigram overlap (which still matches 隶属于 against 隶属)."""
-    bigrams = len(wanted & grams(sentence)) / len(wanted) if wanted else 0.0
-    return (keyword_overlap(keywords, sentence) + bigrams) / 2 if keywords else bigrams
-
-
-def _close(sentence: str) -> str:
-    return sentence.rstrip("。；;！!？?.")
-
-
-def _end(sentence: str) -> str:
-    tail = sentence.rstrip()[-1:] if sentence.strip() else ""
-    return tail if tail in "。！？" else "。"

@@ -1,0 +1,241 @@
+"""Table lookup: the rows a question names and the columns it asks for, written out as an answer line.
+
+A row is named when one of its cells occurs in the question ("北京", "软件工程"), weighted by how
+specific the cell is (its length, shared by fewer rows); a column is asked for when its header occurs in
+the question, shares its words, or is defined in the evidence text in the question's words ("B类人员为副高级
+职称人员" makes 副高职称 ask for "B类人员"). Without a named row, 最多/最高… picks the column's extreme row
+(totals excluded). Without an asked column, the whole row is the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lambdarag.answer.tables import ParsedTable, grams, label_column, number, parse_table, question_grams
+from lambdarag.text import normalize
+
+MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); more is a list, not an answer
+PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商管理类(国家专项)")
+EXACT_COLUMN = 3.0  # a header quoted in the question outweighs shared words
+TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|total|sum)\b", re.IGNORECASE)
+_MOST = re.compile(r"最多|最高|最大|最长|最贵|最快|第一")
+_LEAST = re.compile(r"最少|最低|最小|最短|最便宜|最慢")
+_BRACKET = re.compile(r"\s*[(（][^()（）]*[)）]\s*")
+_ASKED_KIND = re.compile(r"哪(?:一个|个|一|些|位|家|所|种|类)?([\u4e00-\u9fff]{1,2})")
+_DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
+_PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
+
+
+@dataclass(frozen=True)
+class TableMatch:
+    """Rows the question names (or its superlative picks), the columns it asks for, and how well it matched."""
+
+    rows: tuple[int, ...]
+    columns: tuple[int, ...]  # empty: the whole row answers
+    named: tuple[str, ...]  # the cells naming each row, as the answer shows them
+    score: float
+    exact: bool  # a row is named by a cell the question quotes
+    superlative: bool = False
+
+
+def _key(text: str) -> str:
+    return normalize(text).replace(" ", "")
+
+
+def _cell_keys(cell: str) -> list[tuple[str, float]]:
+    """The forms a question may name a cell by, with their weight: whole, else the part before a bracket."""
+    whole = _key(cell)
+    if len(whole) < 2 or _PURE_NUMBER.match(whole):
+        return []
+    keys = [(whole, 1.0)]
+    head = _key(_BRACKET.split(cell)[0])
+    if head != whole and len(head) >= 2:
+        keys.append((head, PREFIX_WEIGHT))
+    return keys
+
+
+def named_rows(table: ParsedTable, question: str) -> list[tuple[float, int, tuple[str, ...]]]:
+    """(score, row index, named cells) of rows with a cell in the question; a cell in every row names none."""
+    asked = _key(question)
+    counts = Counter(_key(c) for row in table.rows for c in set(row) if c)
+    single = len(table.rows) <= 1
+    out = []
+    for i, row in enumerate(table.rows):
+        score, cells = 0.0, []
+        for cell in row:
+            for key, weight in _cell_keys(cell):
+                shared = counts[_key(cell)]
+                if key in asked and (single or shared < len(table.rows)):
+                    score += weight * len(key) / shared
+                    cells.append(_BRACKET.split(cell)[0].strip() if weight < 1 else cell.strip())
+                    break
+        if score > 0:
+            out.append((score, i, tuple(dict.fromkeys(cells))))
+    return out
+
+
+def definitions(header: Sequence[str], texts: Sequence[str]) -> dict[int, str]:
+    """Header index -> how the evidence defines that label ("B类人员为副高级职称人员及处级干部")."""
+    out: dict[int, str] = {}
+    joined = "\n".join(texts)
+    for i, label in enumerate(header):
+        core = _BRACKET.sub("", label).strip()
+        if len(core) < 2:
+            continue
+        m = re.search(re.escape(core) + _DEFINITION_VERB + r"([^；;。\n|]{2,60})", joined)
+        if m:
+            out[i] = m.group(1)
+    return out
+
+
+def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = ()) -> list[float]:
+    """Per column: header quoted in the question (strong), header words shared, and words of its definition."""
+    asked, wanted = _key(question), question_grams(question)
+    defined = definitions(table.header, texts)
+    scores = []
+    for i, label in enumerate(table.header):
+        core = _key(_BRACKET.sub("", label))
+        score = EXACT_COLUMN if len(core) >= 2 and core in asked else 0.0
+        score += len(wanted & grams(label))
+        if i in defined:
+            shared = len(wanted & grams(defined[i]))
+            score += shared if shared >= 2 else 0.0  # one shared word ("人员") defines nothing
+        scores.append(score)
+    return scores
+
+
+def _asked_columns(scores: Sequence[float], skip: set[int]) -> tuple[int, ...]:
+    """Quoted headers when there are any, else the best-scoring ones (ties kept); none when nothing matched."""
+    candidates = [(s, i) for i, s in enumerate(scores) if i not in skip and s > 0]
+    if not candidates:
+        return ()
+    quoted = [i for s, i in candidates if s >= EXACT_COLUMN]
+    if quoted:
+        return tuple(quoted)
+    best = max(s for s, _ in candidates)
+    return tuple(i for s, i in candidates if s == best)
+
+
+def _superlative(table: ParsedTable, column: int, question: str) -> int:
+    """For 最多/最高/最少… the row with the extreme number in ``column``, totals excluded; -1 if none."""
+    most, least = _MOST.search(question), _LEAST.search(question)
+    if not (most or least) or (most and least):
+        return -1
+    values = []
+    for i, row in enumerate(table.rows):
+        if column < len(row) and not any(TOTAL_ROW.match(c) for c in row if c):
+            value = number(row[column])
+            if value is not None:
+                values.append((value, i))
+    if not values:
+        return -1
+    return (max(values) if most else min(values))[1]
+
+
+def kind_bonus(table: ParsedTable, question: str) -> float:
+    """1 when 哪个月/哪个学院… asks for the kind of thing the table's label column lists (月份, 学院)."""
+    m = _ASKED_KIND.search(question)
+    if m is None:
+        return 0.0
+    label = table.header[label_column(table)] if table.header else ""
+    kind = m.group(1)
+    return 1.0 if kind in label or kind[0] == label[:1] else 0.0
+
+
+def lookup(table: ParsedTable, question: str, texts: Sequence[str] = ()) -> TableMatch | None:
+    """The rows and columns of ``table`` the question asks for, or None when it names neither."""
+    rows = named_rows(table, question)
+    scores = column_scores(table, question, texts)
+    label = label_column(table)
+    columns = _asked_columns(scores, {label} | _cell_columns(table, rows))
+    if rows:
+        best = max(s for s, _, _ in rows)
+        top = [(i, cells) for s, i, cells in rows if s == best][:MAX_ROWS]
+        column_score = sum(scores[i] for i in columns)
+        return TableMatch(tuple(i for i, _ in top), columns, tuple("、".join(c) for _, c in top),
+                          best + column_score, True)
+    if len(columns) == 1:
+        extreme = _superlative(table, columns[0], question)
+        if extreme >= 0:
+            row = table.rows[extreme]
+            name = row[label] if label < len(row) else ""
+            return TableMatch((extreme,), columns, (name,), scores[columns[0]] + 1.0, False, True)
+    return None
+
+
+def _cell_columns(table: ParsedTable, rows: Sequence[tuple[float, int, tuple[str, ...]]]) -> set[int]:
+    """Columns holding the cells that name the rows: they say which row, not what is asked."""
+    out: set[int] = set()
+    for _, i, cells in rows:
+        row = table.rows[i]
+        out.update(j for j, cell in enumerate(row) if any(c and c in cell for c in cells))
+    return out
+
+
+def render(table: ParsedTable, match: TableMatch, where: str) -> str:
+    """One answer line without the citation: "<where>中，<row>的<column>为<value>，…"."""
+    parts = []
+    label = label_column(table)
+    for i, name in zip(match.rows, match.named, strict=False):
+        row = table.rows[i]
+        if match.columns and label < len(row) and row[label] and row[label] not in name:
+            name = f"{row[label]}、{name}" if name else row[label]  # the row's own name first
+        parts.append(_row_text(table, row, match.columns, name))
+    body = "；".join(p for p in parts if p)
+    return f"{where}中，{body}" if where else body
+
+
+def _row_text(table: ParsedTable, row: tuple[str, ...], columns: Sequence[int], name: str) -> str:
+    shown = columns or [j for j in range(len(table.header)) if j < len(row) and row[j] and row[j] not in name]
+    cells = [f"{table.header[j]}为{row[j]}" for j in shown if j < len(row) and row[j] and j < len(table.header)]
+    if not cells:
+        return ""
+    return f"{name}的{'，'.join(cells)}" if name else "，".join(cells)
+
+
+VALUE_QUESTION = re.compile(
+    r"多少|几[个天年月次号位名]|多久|多长|多大|多高|标准|限额|上限|金额|费用|比例|税率|分数|价格|数量|人数|时长|时间|日期|"
+    r"哪天|哪一天|何时|什么时候|截止|电话|邮箱|地址|地点|在哪"
+)
+CAPTION_WEIGHT = 0.5  # a word the question shares with the table's caption or breadcrumb
+RANK_PENALTY = 0.05  # per evidence position: fusion's order breaks near ties
+
+
+@dataclass(frozen=True)
+class Found:
+    """A table among the candidates that answers the question: which candidate, the table, the match."""
+
+    index: int
+    table: ParsedTable
+    match: TableMatch
+    where: str
+    score: float
+
+    def line(self) -> str:
+        """The answer line (no citation)."""
+        return render(self.table, self.match, self.where)
+
+
+def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts: Sequence[str] = ()) -> list[Found]:
+    """Tables among (where, body) candidates that answer the question, best first.
+
+    A table answers when the question names a row and asks for a column or a value (多少, 什么时候, 标准…), or
+    when its superlative picks a row; ``texts`` are read for definitions of column labels.
+    """
+    wanted = question_grams(question)
+    value_question = bool(VALUE_QUESTION.search(question))
+    found = []
+    for i, (where, body) in enumerate(candidates):
+        table = parse_table(body)
+        if table is None:
+            continue
+        match = lookup(table, question, texts)
+        if match is None or (match.exact and not match.columns and not value_question):
+            continue
+        context = len(wanted & grams(f"{where} {table.caption}")) * CAPTION_WEIGHT
+        score = match.score + context + kind_bonus(table, question) - RANK_PENALTY * i
+        found.append(Found(i, table, match, table.caption or where, score))
+    return sorted(found, key=lambda f: (-f.score, f.index))

@@ -1,0 +1,187 @@
+"""Evidence sentences for the extractive answer: cut, scored against the question, the best picked with their [n].
+
+A sentence scores by the question keywords and character bigrams it shares (its chunk's overlap counts a
+little too), a small bonus for the top fused chunk, and — when the question asks for a value (多少, 什么时候…) —
+a bonus for carrying one (an amount, a date). FAQ pairs are read as one unit: the question line matches,
+its answer line is shown. Headings and page furniture are never answer sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from lambdarag.answer.context import Piece
+from lambdarag.answer.tables import ParsedTable, best_row, grams, parse_table, question_grams
+from lambdarag.text import keyword_overlap, normalize, split_sentences
+from lambdarag.timeexpr import find_dates
+
+MAX_SENTENCES = 3
+FLOOR = 0.6  # a sentence must score this share of the best one to be added
+TOP_CHUNK_FLOOR = 0.5  # the top chunk's best sentence leads when it scores this share of the best
+BROAD_INTENTS = frozenset({"synthesis", "compare"})
+BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
+BROAD_FLOOR = 0.4
+DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
+VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
+CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
+EVIDENCE_PIECES = 5  # sentences are taken from this many top evidence chunks
+MIN_SENTENCE_CHARS = 6
+RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
+
+DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
+AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|"
+                             r"how (?:much|many|long)",
+                             re.IGNORECASE)
+AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|日|个月|月|年|人|笔|分|次|小时|个|倍|万)|"
+                    r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
+_QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
+_PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One candidate sentence, its score, its chunk's citation number and evidence rank."""
+
+    score: float
+    n: int
+    rank: int  # position of the chunk among the evidence pieces (0 = top fused chunk)
+    sentence: str
+
+    def cited(self) -> str:
+        """The sentence closed with its [n]."""
+        return f"{close(self.sentence)}[{self.n}]{end(self.sentence)}"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A shown sentence and the text it is matched by (an FAQ answer is matched with its question)."""
+
+    shown: str
+    matched: str
+
+
+def evidence_pieces(pieces: Sequence[Piece], limit: int = EVIDENCE_PIECES) -> list[Piece]:
+    """The top evidence pieces that carry a citation number."""
+    return [p for p in pieces if p.kind == "evidence" and p.n is not None][:limit]
+
+
+def split_piece(piece: Piece) -> tuple[str, str]:
+    """(head line: breadcrumb and locator, body) of an evidence piece."""
+    text = piece.text.split("] ", 1)[1] if piece.text.startswith("[") and "] " in piece.text else piece.text
+    head, _, body = text.partition("\n")
+    return (head, body) if body else ("", text)
+
+
+def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str] = (),
+                   intent: str = "fact", limit: int | None = None) -> list[Scored]:
+    """The evidence sentences that answer best, in answer order.
+
+    The top fused chunk's best sentence comes first when it matches reasonably: fusion is the consensus
+    of every channel, one sentence's keyword count is not. Broad intents take more sentences from more chunks.
+    """
+    scored = scored_sentences(question, pieces, keywords, intent)
+    if not scored:
+        return []
+    best = max(s.score for s in scored)
+    most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
+    most = most if limit is None else limit
+    floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
+    top = [s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR][:1]
+    top = sorted(top, key=lambda s: -s.score)[:1]
+    picked: list[Scored] = []
+    for item in [*top, *sorted(scored, key=lambda s: -s.score)]:
+        same_chunk = sum(1 for p in picked if p.n == item.n)
+        if item.score < floor or len(picked) >= most or same_chunk >= per_chunk or item in picked:
+            continue
+        picked.append(item)
+    return picked
+
+
+def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str], intent: str) -> list[Scored]:
+    """Every candidate sentence of the top evidence pieces with its score."""
+    wanted = question_grams(question)
+    evidence = evidence_pieces(pieces)
+    wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
+    wants_amount = bool(AMOUNT_QUESTION.search(question))
+    out: list[Scored] = []
+    seen: set[str] = set()
+    for rank, piece in enumerate(evidence):
+        head, body = split_piece(piece)
+        # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
+        chunk_score = score_text(piece.text, keywords, wanted)
+        for unit in candidate_units(body, wanted, head):
+            if unit.shown in seen:
+                continue
+            seen.add(unit.shown)
+            score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence)
+            if wants_date and find_dates(unit.shown):
+                score += DATE_BONUS
+            elif wants_amount and AMOUNT.search(unit.shown):
+                score += VALUE_BONUS
+            out.append(Scored(score, int(piece.n or 0), rank, unit.shown))
+    return out
+
+
+def candidate_units(body: str, wanted: set[str], head: str = "") -> list[Unit]:
+    """Sentences of a text chunk (FAQ answers matched with their question); a table chunk's best row."""
+    table = parse_table(body)
+    if table is not None:
+        return [Unit(row, row) for row in table_rows(table, wanted)]
+    heading = normalize(head).replace(" ", "")
+    return [u for u in _units(body) if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
+
+
+def candidate_sentences(body: str, wanted: set[str]) -> list[str]:
+    """The shown text of each candidate unit of a chunk body."""
+    return [u.shown for u in candidate_units(body, wanted)]
+
+
+def _units(body: str) -> Iterator[Unit]:
+    question = ""
+    for line in body.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if _ANSWER_LINE.match(line) and question:
+            answer = _ANSWER_LINE.sub("", line)
+            yield Unit(answer, f"{question} {answer}")
+            question = ""
+        elif _QUESTION_LINE.search(line):
+            question = line  # a question never answers; the answer line after it does
+        else:
+            question = ""
+            yield from (Unit(s, s) for s in split_sentences(line))
+
+
+def _furniture(sentence: str, heading: str) -> bool:
+    """A heading repeated in the body, or a page number line: never an answer."""
+    key = normalize(sentence).replace(" ", "").rstrip("。.")
+    return bool(_PAGE_FURNITURE.search(sentence)) or (bool(heading) and key in heading)
+
+
+def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
+    """The table's best matching row written out with its headers (the first row when none matches)."""
+    index, _ = best_row(table, wanted)
+    rows = [table.rows[index]] if index >= 0 else list(table.rows[:1])
+    return ["，".join(f"{h}：{v}" if h else v for h, v in zip(table.header, row, strict=False) if v) for row in rows]
+
+
+def score_text(text: str, keywords: Sequence[str], wanted: set[str]) -> float:
+    """Keyword overlap blended with character-bigram overlap (which still matches 隶属于 against 隶属)."""
+    bigrams = len(wanted & grams(text)) / len(wanted) if wanted else 0.0
+    return (keyword_overlap(keywords, text) + bigrams) / 2 if keywords else bigrams
+
+
+def close(sentence: str) -> str:
+    """The sentence without its final punctuation."""
+    return sentence.rstrip("。；;！!？?.")
+
+
+def end(sentence: str) -> str:
+    """The sentence's own full stop, question or exclamation mark, else 。."""
+    tail = sentence.rstrip()[-1:] if sentence.strip() else ""
+    return tail if tail in "。！？" else "。"

@@ -1,0 +1,210 @@
+"""Document versions: which documents a later revision supersedes or a notice repeals, read from the chunks alone.
+
+Two general signals, no list of titles:
+
+- revisions: documents whose titles differ only by a bracketed version marker — （2021版）, （2024修订版）,
+  （2017年实行） — are versions of one document; the newest one in force on "today" is current;
+- repeals: a sentence (or table row) saying 《name》（文号）…废止/失效, or 废止/取代《name》, marks the document
+  of that name repealed from the date it gives; the document saying it is never the one it repeals, and a
+  version or 文号 in brackets after the name picks the version meant.
+
+A question that asks about history (旧版, 原来, 废止, 变化…) or names a version keeps every version; otherwise
+the retrieval step (``fusion.version_preference``) scales the other versions down.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from lambdarag.records import Chunk
+from lambdarag.text import normalize, split_sentences
+from lambdarag.timeexpr import find_dates
+
+# a bracketed version marker ending a (normalised: half-width brackets) title: a year or 版/修订/实行…
+_MARKER = re.compile(r"\(([^()]{0,16}?(?:\d{4}[^()]{0,8}|版|修订|修正|实行|施行|试行)[^()]{0,6})\)\s*$")
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+_NAME = re.compile(r"《([^《》]{2,60})》(?:\s*[（(]([^（）()]{1,30})[）)])?")
+_REPEAL_AFTER = re.compile(r"废止|失效|作废|停止执行|不再执行")  # 《name》…废止
+_REPEAL_BEFORE = re.compile(r"(?:废止|取代|代替|替代|替换)了?\s*(?:原)?$")  # 废止《name》, 取代了原《name》
+_SPLIT = re.compile(r"[\n|｜]")
+# questions about the past, a repeal or a change want every version, not only the current one
+HISTORY_CUES = re.compile(
+    r"旧版|老版|原来|原先|原有|原版|以前|之前|过去|历史|曾经|当时|早期|最初|废止|失效|作废|取代|替代|历年|沿革|变化|"
+    r"变动|修改|修订前|修订了|前一版|上一版|新旧|两版|各版|历次"
+)
+CACHE_SIZE = 4  # knowledge bases whose version index is kept (a reload brings a new chunk mapping)
+
+
+@dataclass(frozen=True)
+class Repeal:
+    """A document repealed by a sentence of another document, from a date when the sentence gives one."""
+
+    doc_id: str
+    by: str  # doc id of the document that says so
+    since: str | None  # normalised date ("2024-07-01") or None
+    sentence: str
+
+
+@dataclass(frozen=True)
+class VersionIndex:
+    """Version groups (base title → marker → doc ids, with the marker's year) and repealed documents."""
+
+    groups: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    years: dict[str, int | None] = field(default_factory=dict)  # marker → year (None: unmarked original)
+    repeals: dict[str, Repeal] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)  # doc id → title
+
+    def demoted(self, question: str, today: date) -> dict[str, str]:
+        """Doc id → reason, for the documents this question should see only after the current versions."""
+        if HISTORY_CUES.search(question):
+            return {}
+        asked = normalize(question)
+        out: dict[str, str] = {}
+        for base, members in self.groups.items():
+            keep = _preferred(members, self.years, asked, today)
+            if keep is None:
+                continue
+            newer = self.titles.get(members[keep][0], base)
+            for marker, docs in members.items():
+                if marker != keep:
+                    out.update({d: f"other version of {base}: {newer} preferred" for d in docs})
+        for doc_id, repeal in self.repeals.items():
+            if self._asked_for(doc_id, asked) or (repeal.since is not None and repeal.since > today.isoformat()):
+                continue
+            out.setdefault(doc_id, f"repealed: {repeal.sentence[:80]}")
+        return out
+
+    def _asked_for(self, doc_id: str, asked: str) -> bool:
+        """A repealed document the question names: by version marker, or by title when it has no newer version."""
+        base, marker = split_title(self.titles.get(doc_id, ""))
+        if marker and _names(asked, marker):
+            return True
+        return base not in self.groups and len(base) >= 4 and base in asked
+
+
+def _names(asked: str, marker: str) -> bool:
+    """Whether the question names this version: its marker ("2021版") or its year as a version ("2021版", "2021年")."""
+    if not marker:
+        return False
+    if normalize(marker) in asked:
+        return True
+    year = _marker_year(marker)
+    return year is not None and re.search(f"{year}" + r"(?:年?版|年(?:实行|施行|修订)|修订)", asked) is not None
+
+
+def _preferred(members: Mapping[str, tuple[str, ...]], years: Mapping[str, int | None], asked: str,
+               today: date) -> str | None:
+    """The marker to keep: the version the question names, else the newest in force today; None to keep all."""
+    named = [m for m in members if _names(asked, m)]
+    if named:
+        return named[0] if len(named) == 1 else None
+    in_force = [m for m in members if (years.get(m) or 0) <= today.year]
+    if not in_force:
+        return None
+    return max(in_force, key=lambda m: (years.get(m) or 0, m))
+
+
+def split_title(title: str) -> tuple[str, str]:
+    """(base title, version marker) of a document title; the marker is "" when the title carries none."""
+    clean = normalize(title).replace(" ", "").replace("《", "").replace("》", "")
+    m = _MARKER.search(clean)
+    if m is None:
+        return clean, ""
+    return clean[: m.start()], m.group(1)
+
+
+def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
+    """Group versioned documents by base title and find the repeal statements among all chunks."""
+    titles: dict[str, str] = {}
+    texts: dict[str, list[str]] = {}
+    for chunk in chunks:
+        if chunk.doc_id not in titles:  # a title like 关于废止《X》的通知 speaks too
+            titles[chunk.doc_id] = chunk.title
+            texts[chunk.doc_id] = [chunk.title]
+        texts[chunk.doc_id].append(chunk.text)
+    by_base: dict[str, dict[str, list[str]]] = {}
+    for doc_id, title in titles.items():
+        base, marker = split_title(title)
+        by_base.setdefault(base, {}).setdefault(marker, []).append(doc_id)
+    # a group needs two versions and a marker: equal titles are parts of one source, not revisions
+    groups = {b: {m: tuple(d) for m, d in ms.items()} for b, ms in by_base.items() if len(ms) > 1 and any(ms)}
+    years = {m: _marker_year(m) for ms in groups.values() for m in ms}
+    repeals: dict[str, Repeal] = {}
+    for doc_id, parts in texts.items():
+        for sentence, name, qualifier in _repeal_mentions("\n".join(parts)):
+            for target in _targets(name, qualifier, doc_id, by_base, texts):
+                dates = find_dates(sentence)
+                since = max(d for d in dates) if dates else None
+                repeals.setdefault(target, Repeal(target, doc_id, since, sentence))
+    return VersionIndex(groups, years, repeals, titles)
+
+
+def _marker_year(marker: str) -> int | None:
+    m = _YEAR.search(marker)
+    return int(m.group(1)) if m else None
+
+
+def _repeal_mentions(text: str) -> Iterable[tuple[str, str, str]]:
+    """(sentence, name, bracketed qualifier) for each document a sentence or table row declares repealed."""
+    for line in text.splitlines():
+        cells = [c.strip() for c in _SPLIT.split(line) if c.strip()]
+        for sentence in ([" | ".join(cells)] if len(cells) > 1 else split_sentences(line)):
+            names = list(_NAME.finditer(sentence))
+            if not names:
+                continue
+            target = _repealed_name(sentence, names)
+            if target is not None:
+                yield sentence, target.group(1), target.group(2) or ""
+
+
+def _repealed_name(sentence: str, names: list[re.Match[str]]) -> re.Match[str] | None:
+    """废止《X》 / 取代了原《X》: the name right after the verb; 《X》…废止: the nearest name before it."""
+    for name in names:
+        if _REPEAL_BEFORE.search(sentence[max(0, name.start() - 8) : name.start()]):
+            return name
+    verb = _REPEAL_AFTER.search(sentence)
+    if verb is None or "不得" in sentence[max(0, verb.start() - 4) : verb.start()]:
+        return None
+    before = [n for n in names if n.end() <= verb.start()]
+    return before[-1] if before else None
+
+
+def _targets(name: str, qualifier: str, speaker: str, by_base: Mapping[str, Mapping[str, list[str]]],
+             texts: Mapping[str, list[str]]) -> list[str]:
+    """The documents a repealed name means: same base title, not the speaker, narrowed by the qualifier."""
+    base, marker = split_title(name)
+    members = by_base.get(base, {})
+    candidates = {m: [d for d in docs if d != speaker] for m, docs in members.items()}
+    candidates = {m: docs for m, docs in candidates.items() if docs}
+    if marker and marker in candidates:
+        return candidates[marker]
+    if qualifier:
+        q = normalize(qualifier).replace(" ", "")
+        marked = [d for m, docs in candidates.items() if m and (q in m or m in q) for d in docs]
+        # a 文号 is found in the document's own opening chunks
+        numbered = [d for docs in candidates.values() for d in docs if any(q in normalize(t) for t in texts[d][:3])]
+        if marked or numbered:
+            return marked or numbered
+    flat = [d for docs in candidates.values() for d in docs]
+    return flat if len(flat) == 1 else []  # an ambiguous name repeals nothing rather than the wrong version
+
+
+_cache: list[tuple[Mapping[str, Chunk], VersionIndex]] = []
+_cache_lock = threading.Lock()
+
+
+def version_index(chunks: Mapping[str, Chunk]) -> VersionIndex:
+    """The index of a knowledge base's chunk mapping, built once per mapping (the same object is reused)."""
+    with _cache_lock:
+        for known, index in _cache:
+            if known is chunks:
+                return index
+    index = build_index(chunks.values())
+    with _cache_lock:
+        _cache.insert(0, (chunks, index))
+        del _cache[CACHE_SIZE:]
+    return index
