@@ -20,10 +20,13 @@ from lambdarag.text import normalize
 MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); more is a list, not an answer
 PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商管理类(国家专项)")
 EXACT_COLUMN = 3.0  # a header quoted in the question outweighs shared words
+NAMED_WEIGHT = 1.0  # a named cell's specificity on top of the words a row shares with the question
 TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|total|sum)\b", re.IGNORECASE)
 _MOST = re.compile(r"最多|最高|最大|最长|最贵|最快|第一")
 _LEAST = re.compile(r"最少|最低|最小|最短|最便宜|最慢")
 _BRACKET = re.compile(r"\s*[(（][^()（）]*[)）]\s*")
+_UNIT = re.compile(r"[(（]([^()（）/]{1,6})[)）]")
+_WHICH = re.compile(r"哪|谁|什么|排名|which|who|what", re.IGNORECASE)
 _ASKED_KIND = re.compile(r"哪(?:一个|个|一|些|位|家|所|种|类)?([\u4e00-\u9fff]{1,2})")
 _DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
 _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
@@ -98,7 +101,10 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = ()) 
     scores = []
     for i, label in enumerate(table.header):
         core = _key(_BRACKET.sub("", label))
-        score = EXACT_COLUMN if len(core) >= 2 and core in asked else 0.0
+        units = [_key(u) for u in _UNIT.findall(label)]
+        # the header, or the unit in its brackets ("多少亿元" asks for "金额（亿元）"), quoted in the question
+        quoted = (len(core) >= 2 and core in asked) or any(len(u) >= 2 and u in asked for u in units)
+        score = EXACT_COLUMN if quoted else 0.0
         score += len(wanted & grams(label))
         if i in defined:
             shared = len(wanted & grams(defined[i]))
@@ -122,8 +128,11 @@ def _asked_columns(scores: Sequence[float], skip: set[int]) -> tuple[int, ...]:
 def _superlative(table: ParsedTable, column: int, question: str) -> int:
     """For 最多/最高/最少… the row with the extreme number in ``column``, totals excluded; -1 if none."""
     most, least = _MOST.search(question), _LEAST.search(question)
-    if not (most or least) or (most and least):
-        return -1
+    if not (most or least) or (most and least) or not _WHICH.search(question):
+        return -1  # "最多能借多少" asks for a limit; "哪个月最多" asks which row holds the extreme
+    cells = [row[column] for row in table.rows if column < len(row) and row[column]]
+    if sum(1 for c in cells if _PURE_NUMBER.match(c.replace(" ", ""))) * 2 < len(cells):
+        return -1  # only a column of numbers has an extreme
     values = []
     for i, row in enumerate(table.rows):
         if column < len(row) and not any(TOTAL_ROW.match(c) for c in row if c):
@@ -233,9 +242,27 @@ def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts
         if table is None:
             continue
         match = lookup(table, question, texts)
-        if match is None or (match.exact and not match.columns and not value_question):
+        if match is None or (match.exact and not value_question and not _asks_column(table, match, question)):
             continue
         context = len(wanted & grams(f"{where} {table.caption}")) * CAPTION_WEIGHT
         score = match.score + context + kind_bonus(table, question) - RANK_PENALTY * i
         found.append(Found(i, table, match, table.caption or where, score))
     return sorted(found, key=lambda f: (-f.score, f.index))
+
+
+def _asks_column(table: ParsedTable, match: TableMatch, question: str) -> bool:
+    """Whether the question asks for a column by more than one shared word (one word is chance)."""
+    scores = column_scores(table, question)
+    return any(scores[i] >= 2 for i in match.columns)
+
+
+def best_named_row(table: ParsedTable, question: str) -> tuple[int, float]:
+    """Index and score of the best row by shared words plus cells named in the question (-1 when none matches)."""
+    wanted = question_grams(question)
+    named = {i: score for score, i, _ in named_rows(table, question)}
+    best, top = -1, 0.0
+    for i, row in enumerate(table.rows):
+        score = len(wanted & grams(" ".join(row))) + NAMED_WEIGHT * named.get(i, 0.0)
+        if score > top:
+            best, top = i, score
+    return best, top

@@ -26,9 +26,10 @@ BROAD_FLOOR = 0.4
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
-EVIDENCE_PIECES = 5  # sentences are taken from this many top evidence chunks
+EVIDENCE_PIECES = 8  # sentences are taken from this many top evidence chunks
 MIN_SENTENCE_CHARS = 6
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
+LABEL_FACTOR = 0.6  # score kept by a line without punctuation (title, signature) or a lead-in ending in ：
 
 DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
 AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|"
@@ -38,6 +39,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
+_LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
 
 
@@ -122,6 +124,10 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score += DATE_BONUS
             elif wants_amount and AMOUNT.search(unit.shown):
                 score += VALUE_BONUS
+            elif _LABEL_LINE.match(unit.shown):
+                score *= LABEL_FACTOR  # a caption, signature or heading line names a topic, it does not answer
+            if unit.shown.rstrip().endswith(("：", ":")):
+                score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown))
     return out
 
@@ -132,7 +138,8 @@ def candidate_units(body: str, wanted: set[str], head: str = "") -> list[Unit]:
     if table is not None:
         return [Unit(row, row) for row in table_rows(table, wanted)]
     heading = normalize(head).replace(" ", "")
-    return [u for u in _units(body) if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
+    return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body)
+            if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
 
 
 def candidate_sentences(body: str, wanted: set[str]) -> list[str]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from lambdarag.answer.lookup import best_named_row
 from lambdarag.answer.tables import (
     ParsedTable,
     best_column,
@@ -60,7 +61,7 @@ PERSON_FIELDS = ("name", "title", "department", "phone", "email", "office", "dut
 def person_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
     """Name, title, department, phone, e-mail, office and duties of the person the question is after."""
     wanted = question_grams(question)
-    found = _person_from_tables(wanted, evidence) or _person_from_prose(wanted, evidence)
+    found = _person_from_tables(question, evidence) or _person_from_prose(wanted, evidence)
     return found or {}
 
 
@@ -75,7 +76,7 @@ def _person_columns(table: ParsedTable) -> dict[int, str]:
     return columns
 
 
-def _person_from_tables(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str, Any] | None:
+def _person_from_tables(question: str, evidence: Sequence[Chunk]) -> dict[str, Any] | None:
     """The best matching person row; rows of other tables naming the same person fill its gaps."""
     rows: list[tuple[float, dict[str, Any]]] = []
     for chunk in evidence:
@@ -85,7 +86,7 @@ def _person_from_tables(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str
         columns = _person_columns(table)
         if "name" not in columns.values() or not {"phone", "email", "duties", "office"} & set(columns.values()):
             continue
-        index, score = best_row(table, wanted)
+        index, score = best_named_row(table, question)
         if index < 0:
             continue
         person = _row_person(table.rows[index], columns, chunk.chunk_id)
