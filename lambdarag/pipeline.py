@@ -15,9 +15,11 @@ from datetime import date
 from typing import Any
 
 from lambdarag.answer.context import Packed, pack_context
+from lambdarag.answer.evidence import Added, expand_evidence, with_added
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
+from lambdarag.answer.versions import version_index
 from lambdarag.corrective import overlap_score
 from lambdarag.feedback import FeedbackLog, now_iso
 from lambdarag.knowledge import KnowledgeBase
@@ -56,6 +58,8 @@ class _Request:
     retrieval: Retrieval | None = None
     found: bool = False
     relevance: str = "none"
+    added: list[Added] = field(default_factory=list)  # evidence beyond the fused top-k
+    evidence_ids: list[str] = field(default_factory=list)
     slots: SlotResult = field(default_factory=SlotResult)
     packed: Packed = field(default_factory=lambda: Packed("", [], [], [], []))
 
@@ -111,15 +115,31 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
         req.condensed = condense(question, history, req.llm, kb.config.prompts.condense)
     _understand(req, history)
     _retrieve(req)
+    with req.stages.stage("evidence"):
+        _expand_evidence(req)
     with req.stages.stage("slots"):
         if req.found and req.retrieval is not None and req.intent is not None:
-            fused = [kb.chunks[f.chunk_id] for f in req.retrieval.fused]
+            fused = [kb.chunks[cid] for cid in req.evidence_ids]
             evidence = slot_evidence(req.intent.intent, req.condensed.question, fused, kb.chunks)
             req.slots = fill_slots(req.intent.intent, req.condensed.question, evidence, req.llm, kb.config)
     with req.stages.stage("context"):
         if req.found and req.retrieval is not None:
-            req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars)
+            req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars,
+                                      req.evidence_ids)
     return req
+
+
+def _expand_evidence(req: _Request) -> None:
+    """The fused chunks plus the best parts of the top documents and repeal statements (answer/evidence.py)."""
+    assert req.condensed is not None and req.intent is not None and req.expansion is not None
+    if not req.found or req.retrieval is None:
+        return
+    kb = req.kb
+    fused = [f.chunk_id for f in req.retrieval.fused]
+    cues = {k for c in kb.config.intents.classes.values() for k in c.keywords}
+    req.added = expand_evidence(req.condensed.question, req.expansion.keywords, req.intent.intent, fused,
+                                kb.chunks, version_index(kb.chunks), cues)
+    req.evidence_ids = with_added(fused, req.added)
 
 
 def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
@@ -206,6 +226,7 @@ def _cited_numbers(text: str) -> set[int]:
 def _result(req: _Request, generation: Generation, text: str, citations: list[Citation]) -> Result:
     assert req.condensed is not None and req.intent is not None
     trace = _base_trace(req)
+    trace["evidence"] = {"added": [a.to_dict() for a in req.added]}
     trace["slots"] = req.slots.to_dict()
     trace["context"] = {**req.packed.summary(), "citations": [c.n for c in req.packed.citations]}
     trace["generation"] = {"method": generation.method, "error": generation.error, "chars": len(text)}

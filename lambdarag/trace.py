@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-STAGES = ("condense", "intent", "expand", "retrieve", "slots", "context", "generate", "grounding", "log")
+STAGES = ("condense", "intent", "expand", "retrieve", "evidence", "slots", "context", "generate", "grounding", "log")
 
 
 class Stages:

@@ -80,12 +80,13 @@ def _placeholder(i: int) -> str:
     return f"\x00{i}\x00"
 
 
-def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase, max_chars: int) -> Packed:
-    """Pack the request's slots, side information and fused evidence into at most ``max_chars``."""
+def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase, max_chars: int,
+                 evidence_ids: Sequence[str] | None = None) -> Packed:
+    """Pack the request's slots, side information and evidence (default: the fused ids) into at most ``max_chars``."""
     side = [h for run in retrieval.runs.values() for h in run.hits if h.path or h.side_text]
     ctx = kb.config.context
-    return pack(slots, [f.chunk_id for f in retrieval.fused], side, kb.chunks, max_chars,
-                ctx.max_wiki_chars, ctx.excerpt_chars)
+    ids = list(evidence_ids) if evidence_ids is not None else [f.chunk_id for f in retrieval.fused]
+    return pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars)
 
 
 def pack(

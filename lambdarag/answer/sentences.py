@@ -32,7 +32,7 @@ RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one
 LABEL_FACTOR = 0.6  # score kept by a line without punctuation (title, signature) or a lead-in ending in ：
 
 DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
-AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|"
+AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|"
                              r"how (?:much|many|long)",
                              re.IGNORECASE)
 AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|日|个月|月|年|人|笔|分|次|小时|个|倍|万)|"
@@ -51,6 +51,7 @@ class Scored:
     n: int
     rank: int  # position of the chunk among the evidence pieces (0 = top fused chunk)
     sentence: str
+    doc_id: str = ""
 
     def cited(self) -> str:
         """The sentence closed with its [n]."""
@@ -63,6 +64,11 @@ class Unit:
 
     shown: str
     matched: str
+
+
+def doc_of(chunk_id: str | None) -> str:
+    """The document id of a chunk id ("<doc_id>#<nnnn>")."""
+    return (chunk_id or "").rpartition("#")[0] or (chunk_id or "")
 
 
 def evidence_pieces(pieces: Sequence[Piece], limit: int = EVIDENCE_PIECES) -> list[Piece]:
@@ -91,8 +97,9 @@ def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[st
     most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
     most = most if limit is None else limit
     floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
-    top = [s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR][:1]
-    top = sorted(top, key=lambda s: -s.score)[:1]
+    top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=lambda s: -s.score)[:1]
+    if intent == "compare":  # one sentence per side first: the best of each of the two best documents
+        top = _sides(scored)
     picked: list[Scored] = []
     for item in [*top, *sorted(scored, key=lambda s: -s.score)]:
         same_chunk = sum(1 for p in picked if p.n == item.n)
@@ -100,6 +107,14 @@ def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[st
             continue
         picked.append(item)
     return picked
+
+
+def _sides(scored: Sequence[Scored]) -> list[Scored]:
+    """The best sentence of each of the two documents with the best sentences (a comparison's two sides)."""
+    best: dict[str, Scored] = {}
+    for item in sorted(scored, key=lambda s: -s.score):
+        best.setdefault(item.doc_id, item)
+    return list(best.values())[:2]
 
 
 def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str], intent: str) -> list[Scored]:
@@ -128,7 +143,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= LABEL_FACTOR  # a caption, signature or heading line names a topic, it does not answer
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
-            out.append(Scored(score, int(piece.n or 0), rank, unit.shown))
+            out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id)))
     return out
 
 

@@ -47,6 +47,7 @@ class Repeal:
     by: str  # doc id of the document that says so
     since: str | None  # normalised date ("2024-07-01") or None
     sentence: str
+    chunk_id: str = ""  # the chunk that says so
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,15 @@ class VersionIndex:
                 continue
             out.setdefault(doc_id, f"repealed: {repeal.sentence[:80]}")
         return out
+
+    def other_versions(self, doc_id: str) -> list[str]:
+        """One document per other version of ``doc_id``'s title, newest first; [] when it has no versions."""
+        base, _ = split_title(self.titles.get(doc_id, ""))
+        members = self.groups.get(base, {})
+        if not any(doc_id in docs for docs in members.values()):
+            return []
+        order = sorted(members, key=lambda m: -(self.years.get(m) or 0))
+        return [members[m][0] for m in order if doc_id not in members[m]]
 
     def _asked_for(self, doc_id: str, asked: str) -> bool:
         """A repealed document the question names: by version marker, or by title when it has no newer version."""
@@ -121,11 +131,15 @@ def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
     """Group versioned documents by base title and find the repeal statements among all chunks."""
     titles: dict[str, str] = {}
     texts: dict[str, list[str]] = {}
+    mentions: list[tuple[Chunk, str, str, str]] = []
     for chunk in chunks:
-        if chunk.doc_id not in titles:  # a title like 关于废止《X》的通知 speaks too
+        first = chunk.doc_id not in titles
+        if first:  # a title like 关于废止《X》的通知 speaks too
             titles[chunk.doc_id] = chunk.title
             texts[chunk.doc_id] = [chunk.title]
         texts[chunk.doc_id].append(chunk.text)
+        body = f"{chunk.title}\n{chunk.text}" if first else chunk.text
+        mentions.extend((chunk, *m) for m in _repeal_mentions(body))
     by_base: dict[str, dict[str, list[str]]] = {}
     for doc_id, title in titles.items():
         base, marker = split_title(title)
@@ -134,12 +148,13 @@ def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
     groups = {b: {m: tuple(d) for m, d in ms.items()} for b, ms in by_base.items() if len(ms) > 1 and any(ms)}
     years = {m: _marker_year(m) for ms in groups.values() for m in ms}
     repeals: dict[str, Repeal] = {}
-    for doc_id, parts in texts.items():
-        for sentence, name, qualifier in _repeal_mentions("\n".join(parts)):
-            for target in _targets(name, qualifier, doc_id, by_base, texts):
-                dates = find_dates(sentence)
-                since = max(d for d in dates) if dates else None
-                repeals.setdefault(target, Repeal(target, doc_id, since, sentence))
+    for chunk, sentence, name, qualifier in mentions:
+        dates = find_dates(sentence)
+        since = max(dates) if dates else None
+        for target in _targets(name, qualifier, chunk.doc_id, by_base, texts):
+            known = repeals.get(target)
+            if known is None or (known.since is None and since is not None):  # a dated statement says more
+                repeals[target] = Repeal(target, chunk.doc_id, since, sentence, chunk.chunk_id)
     return VersionIndex(groups, years, repeals, titles)
 
 

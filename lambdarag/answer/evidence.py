@@ -1,0 +1,144 @@
+"""Evidence beyond the fused top-k: the best part of the top documents, and what says a document was repealed.
+
+Retrieval ranks chunks, but a question is often about a document: its answer may sit in a sibling chunk
+that shares few words with the question besides the topic. Two cases are read further:
+
+- the top document: its chunk matching the question best is added when it beats every retrieved chunk of it;
+- a comparison: each side (the top document and its other versions, else the two top documents) gets its
+  chunk best matching the question's *aspect* — the keywords left after the words naming the documents and
+  the comparison cues (区别, 变化…) — among the chunks retrieval did not bring, so both sides can be quoted.
+
+When an evidence document has been repealed, the chunk that says so is added too, so the answer can say when.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from lambdarag.answer.sentences import AMOUNT, score_text
+from lambdarag.answer.slots import document_chunks
+from lambdarag.answer.tables import question_grams
+from lambdarag.answer.versions import VersionIndex
+from lambdarag.records import Chunk
+from lambdarag.text import keyword_overlap, normalize, split_sentences
+
+COMPARE_SIDES = 2
+REPEAL_DOCS = 3  # repeal statements are brought for documents among this many top evidence chunks
+INSERT_AT = 3  # added chunks are placed after this many fused chunks, so the context budget keeps them
+MIN_GAIN = 0.05  # a sibling must beat the retrieved chunks of its document by this much
+MIN_ASPECT = 0.3  # share of the aspect keywords a side's chunk must hold
+VALUE_TIE = 0.01  # between equal matches, the chunk stating an amount or a duration
+# words that say two things are compared, not what about (the compare intent keywords are cues too)
+COMPARE_CUES = frozenset({"新旧", "新版", "旧版", "两版", "前后", "新", "旧", "异同", "有何", "哪些"})
+
+
+@dataclass(frozen=True)
+class Added:
+    """A chunk added to the evidence and why."""
+
+    chunk_id: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"chunk_id": self.chunk_id, "reason": self.reason}
+
+
+def expand_evidence(question: str, keywords: Sequence[str], intent: str, fused_ids: Sequence[str],
+                    chunks: Mapping[str, Chunk], versions: VersionIndex | None = None,
+                    cues: Collection[str] = ()) -> list[Added]:
+    """Chunks to add to the fused evidence: best siblings of the top documents, repeal statements.
+
+    ``cues`` are words that say what kind of question it is (the intent keywords), not what it is about.
+    """
+    retrieved = [c for c in fused_ids if c in chunks]
+    docs = top_docs(retrieved, chunks, COMPARE_SIDES if intent == "compare" else 1)
+    added: list[Added] = []
+    if intent == "compare" and docs:
+        others = versions.other_versions(docs[0]) if versions is not None else []
+        sides = [docs[0], *others][:COMPARE_SIDES] if others else docs
+        aspect = aspect_words(keywords, [_title(d, retrieved, chunks) for d in sides], cues)
+        for doc_id in sides:
+            best = best_unretrieved(aspect, doc_id, retrieved, chunks)
+            if best is not None:
+                added.append(Added(best, f"{doc_id}: its part on {'、'.join(aspect)}"))
+    elif docs:
+        best = best_sibling(question, keywords, docs[0], retrieved, chunks)
+        if best is not None:
+            added.append(Added(best, f"best part of {docs[0]} for the question"))
+    if versions is not None:
+        for doc_id in top_docs(retrieved, chunks, REPEAL_DOCS):
+            repeal = versions.repeals.get(doc_id)
+            if repeal is not None and repeal.chunk_id in chunks:
+                added.append(Added(repeal.chunk_id, f"says that {doc_id} was repealed"))
+    return _unique(added, set(retrieved))
+
+
+def _title(doc_id: str, retrieved: Sequence[str], chunks: Mapping[str, Chunk]) -> str:
+    mine = [chunks[c] for c in retrieved if chunks[c].doc_id == doc_id] or document_chunks(doc_id, chunks)
+    return mine[0].title if mine else doc_id
+
+
+def _unique(added: Sequence[Added], present: set[str]) -> list[Added]:
+    out = []
+    for item in added:
+        if item.chunk_id not in present:
+            out.append(item)
+            present.add(item.chunk_id)
+    return out
+
+
+def with_added(fused_ids: Sequence[str], added: Sequence[Added]) -> list[str]:
+    """The evidence order: the first fused chunks, the added ones, then the rest of the fused chunks."""
+    extra = [a.chunk_id for a in added]
+    return [*fused_ids[:INSERT_AT], *extra, *fused_ids[INSERT_AT:]]
+
+
+def top_docs(fused_ids: Sequence[str], chunks: Mapping[str, Chunk], count: int) -> list[str]:
+    """The first ``count`` distinct documents of the fused chunks."""
+    docs: list[str] = []
+    for cid in fused_ids:
+        chunk = chunks.get(cid)
+        if chunk is not None and chunk.doc_id not in docs:
+            docs.append(chunk.doc_id)
+    return docs[:count]
+
+
+def aspect_words(keywords: Sequence[str], titles: Sequence[str], cues: Collection[str]) -> list[str]:
+    """The keywords a comparison is about: not in the compared documents' titles, not a cue word."""
+    named = normalize(" ".join(titles))
+    cue = {normalize(c) for c in (*cues, *COMPARE_CUES)}
+    return [k for k in keywords if normalize(k) not in named and normalize(k) not in cue and not k.isdigit()]
+
+
+def best_unretrieved(aspect: Sequence[str], doc_id: str, retrieved: Sequence[str],
+                     chunks: Mapping[str, Chunk]) -> str | None:
+    """The chunk of ``doc_id`` retrieval did not bring that holds the most aspect words (MIN_ASPECT at least)."""
+    if not aspect:
+        return None
+    scored = [(aspect_score(aspect, c), -i, c.chunk_id)
+              for i, c in enumerate(document_chunks(doc_id, chunks)) if c.chunk_id not in retrieved]
+    if not scored:
+        return None
+    score, _, best = max(scored)  # ties: the earlier chunk
+    return best if score >= MIN_ASPECT else None
+
+
+def aspect_score(aspect: Sequence[str], chunk: Chunk) -> float:
+    """The best share of aspect words one sentence (or table) of the chunk holds, its breadcrumb counted."""
+    units = [chunk.text] if chunk.is_table else split_sentences(chunk.text)
+    best = max((keyword_overlap(aspect, f"{chunk.breadcrumb} {u}") for u in units), default=0.0)
+    return best + (VALUE_TIE if AMOUNT.search(chunk.text) else 0.0)
+
+
+def best_sibling(question: str, keywords: Sequence[str], doc_id: str, retrieved: Sequence[str],
+                 chunks: Mapping[str, Chunk]) -> str | None:
+    """The chunk of ``doc_id`` matching the question best, if it beats the document's retrieved chunks."""
+    wanted = question_grams(question)
+    siblings = document_chunks(doc_id, chunks)
+    if len(siblings) < 2:
+        return None
+    scored = [(score_text(c.index_text, keywords, wanted), -i, c.chunk_id) for i, c in enumerate(siblings)]
+    have = max((s for s, _, cid in scored if cid in retrieved), default=0.0)
+    best_score, _, best_id = max(scored)  # ties: the earlier chunk
+    return best_id if best_score >= have + MIN_GAIN else None
