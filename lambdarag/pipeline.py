@@ -136,7 +136,8 @@ def _expand_evidence(req: _Request) -> None:
         return
     kb = req.kb
     fused = [f.chunk_id for f in req.retrieval.fused]
-    cues = {k for c in kb.config.intents.classes.values() for k in c.keywords}
+    compare = kb.config.intents.classes.get("compare")
+    cues = set(compare.keywords) if compare is not None else set()  # words that ask for a comparison
     req.added = expand_evidence(req.condensed.question, req.expansion.keywords, req.intent.intent, fused,
                                 kb.chunks, version_index(kb.chunks), cues)
     req.evidence_ids = with_added(fused, req.added)

@@ -26,7 +26,7 @@ from lambdarag.answer.slots import slot_sources
 
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
 TABLE_FIRST_SKIP = frozenset({"person", "process"})  # their slots already come from tables and lists
-TABLE_PIECES = 5  # tables are looked up in this many top evidence chunks
+TABLE_PIECES = 16  # tables are looked up in this many top evidence chunks (the fused top-k and the added)
 COMPARE_TABLES = 2  # a comparison shows the named row of this many tables (two versions, two years)
 EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
 
@@ -50,7 +50,8 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
     """The answering table row(s) with their headers and [n]; two tables' rows for a comparison."""
     pieces = evidence_pieces(packed.pieces, TABLE_PIECES)
-    candidates = [split_piece(p) for p in pieces]
+    crumbs = {c.chunk_id: c.breadcrumb or c.title for c in packed.citations}
+    candidates = [(_where(crumbs.get(p.chunk_id or "", "")), split_piece(p)[1]) for p in pieces]
     texts = [body for _, body in candidates]
     found = answering_tables(question, candidates, texts)
     if not found:
@@ -60,6 +61,12 @@ def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
         # the same row in another table (another version or year) is the other side of the comparison
         chosen += [f for f in found[1:] if f.match.named == found[0].match.named][: COMPARE_TABLES - 1]
     return [f"{f.line()}[{pieces[f.index].n}]。" for f in chosen]
+
+
+def _where(breadcrumb: str) -> str:
+    """A breadcrumb without repeated levels (a PDF title often repeats as its first heading)."""
+    parts = [p.strip() for p in breadcrumb.split(">") if p.strip()]
+    return " > ".join(p for i, p in enumerate(parts) if i == 0 or p != parts[i - 1])
 
 
 def _top_chunk_sentence(question: str, packed: Packed, keywords: Sequence[str], intent: str, text: str) -> list[str]:

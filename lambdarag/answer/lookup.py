@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer.tables import ParsedTable, grams, label_column, number, parse_table, question_grams
 from lambdarag.text import normalize
+from lambdarag.timeexpr import find_dates
 
 MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); more is a list, not an answer
 PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商管理类(国家专项)")
@@ -209,6 +210,10 @@ VALUE_QUESTION = re.compile(
     r"多少|几[个天年月次号位名]|多久|多长|多大|多高|标准|限额|上限|金额|费用|比例|税率|分数|价格|数量|人数|时长|时间|日期|"
     r"哪天|哪一天|何时|什么时候|截止|电话|邮箱|地址|地点|在哪"
 )
+DATE_WORDS = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|when", re.IGNORECASE)
+AMOUNT_WORDS = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)",
+                          re.IGNORECASE)
+_DAY = re.compile(r"\d{1,2}月\d{1,2}日|\d{1,2}日前|次月|次年")
 CAPTION_WEIGHT = 0.5  # a word the question shares with the table's caption or breadcrumb
 RANK_PENALTY = 0.05  # per evidence position: fusion's order breaks near ties
 
@@ -244,6 +249,8 @@ def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts
         match = lookup(table, question, texts)
         if match is None or (match.exact and not value_question and not _asks_column(table, match, question)):
             continue
+        if not _holds_asked_kind(table, match, question):
+            continue
         context = len(wanted & grams(f"{where} {table.caption}")) * CAPTION_WEIGHT
         score = match.score + context + kind_bonus(table, question) - RANK_PENALTY * i
         found.append(Found(i, table, match, table.caption or where, score))
@@ -266,3 +273,13 @@ def best_named_row(table: ParsedTable, question: str) -> tuple[int, float]:
         if score > top:
             best, top = i, score
     return best, top
+
+
+def _holds_asked_kind(table: ParsedTable, match: TableMatch, question: str) -> bool:
+    """A "when" question needs a date among the shown cells, a "how much" question a number."""
+    shown = " ".join(render(table, match, "").split("中，")[-1:])
+    if DATE_WORDS.search(question):
+        return bool(find_dates(shown)) or bool(_DAY.search(shown))
+    if AMOUNT_WORDS.search(question):
+        return bool(re.search(r"\d", shown))
+    return True

@@ -26,7 +26,7 @@ BROAD_FLOOR = 0.4
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
-EVIDENCE_PIECES = 8  # sentences are taken from this many top evidence chunks
+EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 LABEL_FACTOR = 0.6  # score kept by a line without punctuation (title, signature) or a lead-in ending in ：
@@ -35,7 +35,8 @@ DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一�
 AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|"
                              r"how (?:much|many|long)",
                              re.IGNORECASE)
-AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|日|个月|月|年|人|笔|分|次|小时|个|倍|万)|"
+AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万)"
+                    r"|"
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
