@@ -18,6 +18,7 @@ from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     Scored,
     best_sentences,
+    doc_of,
     evidence_pieces,
     scored_sentences,
     split_piece,
@@ -28,6 +29,7 @@ SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a s
 TABLE_FIRST_SKIP = frozenset({"person", "process"})  # their slots already come from tables and lists
 TABLE_PIECES = 16  # tables are looked up in this many top evidence chunks (the fused top-k and the added)
 COMPARE_TABLES = 2  # a comparison shows the named row of this many tables (two versions, two years)
+LEAD_INTENTS = frozenset({"process"})  # slot answers that a better matching sentence elsewhere may precede
 EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
 
 
@@ -44,7 +46,24 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
     lines = writer(slots, _marker(slots, numbers)) if writer and slots else []
     if not lines:
         return "".join(s.cited() for s in best_sentences(question, packed.pieces, keywords, intent))
-    return "".join([*lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join(lines))])
+    lead = _better_elsewhere(question, packed, keywords, intent, slots) if intent in LEAD_INTENTS else []
+    return "".join([*lead, *lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join([*lead, *lines]))])
+
+
+def _better_elsewhere(question: str, packed: Packed, keywords: Sequence[str], intent: str,
+                      slots: dict[str, Any]) -> list[str]:
+    """The best evidence sentence when it comes from another document than the slots and beats all of theirs.
+
+    A procedure document answers "how do I…" in general; an FAQ answer or a rule elsewhere that matches the
+    question better ("发票丢了怎么办") is the specific answer and leads.
+    """
+    slot_docs = {doc_of(cid) for cid in slot_sources(slots).values()}
+    scored = scored_sentences(question, packed.pieces, keywords, intent)
+    if not scored or not slot_docs:
+        return []
+    best = max(scored, key=lambda s: s.score)
+    theirs = max((s.score for s in scored if s.doc_id in slot_docs), default=0.0)
+    return [best.cited()] if best.doc_id not in slot_docs and best.score > theirs else []
 
 
 def table_lines(question: str, packed: Packed, intent: str) -> list[str]:

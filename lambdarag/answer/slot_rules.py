@@ -34,6 +34,7 @@ _NAME_WITH_TITLE = re.compile(r"^([\u4e00-\u9fff]{2,4})[（(]([^）)]{1,8})[）)
 _STEP = re.compile(
     r"^\s*(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[）)]|第[一二三四五六七八九十]+步|[①②③④⑤⑥⑦⑧⑨⑩]|步骤\d+[:：]?)\s*"
 )
+_ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
 _CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可")
 _WHERE_AFTER_VERB = re.compile(r"(?:交至|交到|投递至|送至|送到|提交至|提交到|前往|到)([^，,。；;、\n]{2,24})")
 _PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室")
@@ -163,6 +164,9 @@ def process_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
         if value:
             slots[name] = value
             sources[name] = chunk_id
+    lead = _lead(next((c.text for c in pool if c.chunk_id == sources.get("steps")), ""))
+    if lead:
+        slots["lead"] = lead  # "年度预算采取“二上二下”程序编制：" names the procedure the steps belong to
     if slots:
         slots["sources"] = sources
     return slots
@@ -179,6 +183,15 @@ def _procedure_chunks(evidence: Sequence[Chunk]) -> list[Chunk]:
     anchor = next((c.doc_id for c in evidence if _PROCESS_SECTION.search(_section(c))
                    or _MATERIAL_SECTION.search(_section(c)) or len(_numbered(c.text)) >= 2), evidence[0].doc_id)
     return [c for c in evidence if c.doc_id == anchor]
+
+
+def _lead(text: str) -> str:
+    """The line introducing a numbered list ("…程序编制："), without its article number; "" when none."""
+    lines = _lines(text)
+    first = next((i for i, line in enumerate(lines) if _STEP.match(line)), -1)
+    if first <= 0 or not lines[first - 1].endswith(("：", ":")):
+        return ""
+    return _ARTICLE.sub("", lines[first - 1]).rstrip("：:")
 
 
 def _numbered(text: str) -> list[str]:

@@ -42,6 +42,9 @@ TITLE_WEIGHT = 2.0
 MAX_ID_GAP = 3
 EVIDENCE_CHUNKS = 8  # top evidence chunks the slot filler reads (the default fused top-k)
 PROMPT_CONTEXT_CHARS = 2500
+MAX_TITLE_CHARS = 40  # a first line longer than this is a sentence, not a title
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SENTENCE_MARK = re.compile(r"[，。；：,;:！？!?]")
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def slot_evidence(intent: str, question: str, evidence: Sequence[Chunk], chunks:
 
     def doc_score(doc_id: str) -> tuple[float, int]:
         mine = [c for c in evidence if c.doc_id == doc_id]
-        title = mine[0].title
+        title = document_title(doc_id, mine[0].title, chunks)
         text = max(match_score(wanted, c.index_text) for c in mine)
         procedure = PROCEDURE_TITLE_BONUS if PROCEDURE_TITLE.search(title) else 0.0
         return (text + TITLE_WEIGHT * match_score(wanted, title) + procedure, -order[doc_id])
@@ -103,6 +106,15 @@ def slot_evidence(intent: str, question: str, evidence: Sequence[Chunk], chunks:
     anchor = max(order, key=doc_score)
     siblings = document_chunks(anchor, chunks)
     return [*siblings, *(c for c in evidence if c.doc_id != anchor)]
+
+
+def document_title(doc_id: str, title: str, chunks: Mapping[str, Chunk]) -> str:
+    """The title, or the first line of the document when the title is only its file name (a plain text file)."""
+    if title and title != doc_id and _CJK.search(title):
+        return title
+    first = chunks.get(f"{doc_id}#0000")
+    line = first.text.strip().split("\n", 1)[0].strip() if first is not None else ""
+    return line if line and len(line) <= MAX_TITLE_CHARS and not _SENTENCE_MARK.search(line) else title
 
 
 def document_chunks(doc_id: str, chunks: Mapping[str, Chunk], limit: int = 200) -> list[Chunk]:
