@@ -61,7 +61,9 @@ def passage_key(passage_prefix: str, text: str) -> bytes:
 
 def top_k(vectors: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact maximum-inner-product top-k (cosine on unit vectors): row indices and scores, best first."""
-    scores = np.asarray(vectors @ query, dtype=np.float32)
+    # einsum's own SIMD loop rather than BLAS: single-threaded, so it does not fight the server's worker
+    # threads for cores, and it measured faster than BLAS matmul at 10k and 100k (BENCHMARKS.md)
+    scores = np.einsum("ij,j->i", vectors, np.asarray(query, dtype=np.float32))
     k = min(k, scores.shape[0])
     if k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
