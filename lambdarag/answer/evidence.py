@@ -21,7 +21,7 @@ from lambdarag.answer.slots import document_chunks
 from lambdarag.answer.tables import question_grams
 from lambdarag.answer.versions import VersionIndex
 from lambdarag.records import Chunk
-from lambdarag.text import keyword_overlap, normalize, split_sentences
+from lambdarag.text import normalize, split_sentences
 
 COMPARE_SIDES = 2
 REPEAL_DOCS = 3  # repeal statements are brought for documents among this many top evidence chunks
@@ -113,21 +113,33 @@ def aspect_words(keywords: Sequence[str], titles: Sequence[str], cues: Collectio
 
 def best_unretrieved(aspect: Sequence[str], doc_id: str, retrieved: Sequence[str],
                      chunks: Mapping[str, Chunk]) -> str | None:
-    """The chunk of ``doc_id`` retrieval did not bring that holds the most aspect words (MIN_ASPECT at least)."""
-    if not aspect:
+    """The chunk of ``doc_id`` retrieval did not bring that best holds the aspect words (MIN_ASPECT at least).
+
+    Each word weighs 1 / the number of the document's chunks holding it: "北京" in one table says more about
+    where the answer is than "人员" in every article.
+    """
+    siblings = document_chunks(doc_id, chunks)
+    if not aspect or not siblings:
         return None
-    scored = [(aspect_score(aspect, c), -i, c.chunk_id)
-              for i, c in enumerate(document_chunks(doc_id, chunks)) if c.chunk_id not in retrieved]
+    texts = [normalize(f"{c.breadcrumb} {c.text}") for c in siblings]
+    weights = {k: 1.0 / df for k in aspect if (df := sum(1 for t in texts if normalize(k) in t))}
+    if not weights:
+        return None
+    scored = [(aspect_score(weights, c), -i, c.chunk_id) for i, c in enumerate(siblings) if c.chunk_id not in retrieved]
     if not scored:
         return None
     score, _, best = max(scored)  # ties: the earlier chunk
     return best if score >= MIN_ASPECT else None
 
 
-def aspect_score(aspect: Sequence[str], chunk: Chunk) -> float:
-    """The best share of aspect words one sentence (or table) of the chunk holds, its breadcrumb counted."""
+def aspect_score(weights: Mapping[str, float], chunk: Chunk) -> float:
+    """The best weighted share of aspect words one sentence (or table) of the chunk holds, its breadcrumb counted."""
+    total = sum(weights.values())
     units = [chunk.text] if chunk.is_table else split_sentences(chunk.text)
-    best = max((keyword_overlap(aspect, f"{chunk.breadcrumb} {u}") for u in units), default=0.0)
+    best = 0.0
+    for unit in units:
+        text = normalize(f"{chunk.breadcrumb} {unit}")
+        best = max(best, sum(w for k, w in weights.items() if normalize(k) in text) / total)
     return best + (VALUE_TIE if AMOUNT.search(chunk.text) else 0.0)
 
 

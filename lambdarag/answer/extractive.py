@@ -26,7 +26,8 @@ from lambdarag.answer.sentences import (
 from lambdarag.answer.slots import slot_sources
 
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
-TABLE_FIRST_SKIP = frozenset({"person", "process"})  # their slots already come from tables and lists
+# person/process slots already come from tables and lists; an overview quotes whole small tables instead
+TABLE_FIRST_SKIP = frozenset({"person", "process", "synthesis"})
 TABLE_PIECES = 16  # tables are looked up in this many top evidence chunks (the fused top-k and the added)
 COMPARE_TABLES = 2  # a comparison shows the named row of this many tables (two versions, two years)
 LEAD_INTENTS = frozenset({"process"})  # slot answers that a better matching sentence elsewhere may precede

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lambdarag.answer.context import Piece
 from lambdarag.answer.tables import ParsedTable, best_row, grams, parse_table, question_grams
@@ -29,7 +29,10 @@ CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chun
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
-LABEL_FACTOR = 0.6  # score kept by a line without punctuation (title, signature) or a lead-in ending in ：
+LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a list rather than answering
+WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
+MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
+PART_MATCH = 0.5  # share of a part's words its sentence must hold
 
 DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
 AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|"
@@ -40,6 +43,12 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
+_SUB_QUESTION = re.compile(r"[？?]")
+_ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
+_FROM_TO = re.compile(r"从(.{1,12}?)到(.{1,12}?)(?:的|全过程|整个|整体|过程|$)")
+_BEFORE_FROM = re.compile(r"([^的，,、\s]{2,12})(?:和|及|以及|与)$")
+_ENUM_SPLIT = re.compile(r"[、，,；;]|以及|和|及|与|还有")
+_ENUM_TRIM = re.compile(r"^(?:的|等)|(?:等|方面|的)$")
 _LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
 
@@ -53,6 +62,7 @@ class Scored:
     rank: int  # position of the chunk among the evidence pieces (0 = top fused chunk)
     sentence: str
     doc_id: str = ""
+    context: str = field(default="", compare=False)  # breadcrumb and matched text, for the question's parts
 
     def cited(self) -> str:
         """The sentence closed with its [n]."""
@@ -101,13 +111,53 @@ def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[st
     top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=lambda s: -s.score)[:1]
     if intent == "compare":  # one sentence per side first: the best of each of the two best documents
         top = _sides(scored)
-    picked: list[Scored] = []
+    parts = _per_part(question_parts(question), scored) if limit is None else []
+    picked: list[Scored] = list(dict.fromkeys(parts))  # each part of the question gets its sentence first
+    most = max(most, len(picked))
     for item in [*top, *sorted(scored, key=lambda s: -s.score)]:
         same_chunk = sum(1 for p in picked if p.n == item.n)
         if item.score < floor or len(picked) >= most or same_chunk >= per_chunk or item in picked:
             continue
         picked.append(item)
     return picked
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts a question asks about together: its sub-questions, or the items it enumerates.
+
+    "A是哪个？B又是哪个？" has two sub-questions; "包括交通、住宿和伙食", "：窗口分工、服务时间和常见问题" and
+    "从入账、使用到结题" enumerate items. A question with one part gives [].
+    """
+    q = question.strip().rstrip("。？?！!")
+    subs = [x for x in _SUB_QUESTION.split(q) if x.strip()]
+    if len(subs) >= 2:
+        return subs
+    items: list[str] = []
+    if m := _FROM_TO.search(q):
+        items = [*_ENUM_SPLIT.split(m.group(1)), m.group(2)]
+        if before := _BEFORE_FROM.search(q[: m.start()]):  # "X和从A到B": X is a part too
+            items.insert(0, before.group(1))
+    elif m := _ENUM_HEAD.search(q):
+        items = _ENUM_SPLIT.split(m.group(1))
+    items = [_ENUM_TRIM.sub("", x.strip()) for x in items]
+    items = [x for x in items if 2 <= len(x) <= MAX_PART_CHARS]
+    return items if len(items) >= 2 else []
+
+
+def _per_part(parts: Sequence[str], scored: Sequence[Scored]) -> list[Scored]:
+    """For each part, the sentence holding most of its words (ties by score); parts nothing matches are skipped."""
+    out: list[Scored] = []
+    for part in parts:
+        wanted = question_grams(part)
+        if not wanted:
+            continue
+        free = [s for s in scored if s not in out]  # a part not answered by another part's sentence
+        if not free:
+            break
+        best = max(free, key=lambda s: (len(wanted & grams(s.context)) / len(wanted), s.score))
+        if len(wanted & grams(best.context)) / len(wanted) >= PART_MATCH:
+            out.append(best)
+    return out
 
 
 def _sides(scored: Sequence[Scored]) -> list[Scored]:
@@ -130,7 +180,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         head, body = split_piece(piece)
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
-        for unit in candidate_units(body, wanted, head):
+        for unit in candidate_units(body, wanted, head, whole_tables=intent in BROAD_INTENTS):
             if unit.shown in seen:
                 continue
             seen.add(unit.shown)
@@ -138,21 +188,27 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence)
             if wants_date and find_dates(unit.shown):
                 score += DATE_BONUS
-            elif wants_amount and AMOUNT.search(unit.shown):
-                score += VALUE_BONUS
+            elif (wants_amount or intent == "synthesis") and AMOUNT.search(unit.shown):
+                score += VALUE_BONUS  # an overview is made of the figures too
             elif _LABEL_LINE.match(unit.shown):
-                score *= LABEL_FACTOR  # a caption, signature or heading line names a topic, it does not answer
+                continue  # a caption, signature or heading line names a topic, it does not answer
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
-            out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id)))
+            out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched))
     return out
 
 
-def candidate_units(body: str, wanted: set[str], head: str = "") -> list[Unit]:
-    """Sentences of a text chunk (FAQ answers matched with their question); a table chunk's best row."""
+def candidate_units(body: str, wanted: set[str], head: str = "", whole_tables: bool = False) -> list[Unit]:
+    """Sentences of a text chunk (FAQ answers matched with their question); a table chunk's best row.
+
+    With ``whole_tables`` (overviews) a small table is also offered whole, one row after another.
+    """
     table = parse_table(body)
     if table is not None:
-        return [Unit(row, row) for row in table_rows(table, wanted)]
+        if whole_tables and len(table.rows) <= WHOLE_TABLE_ROWS:
+            whole = "；".join("，".join(c for c in row if c) for row in table.rows)
+            return [Unit(whole, f"{head} {' '.join(table.header)} {whole}")]
+        return [Unit(row, f"{head} {row}") for row in table_rows(table, wanted)]
     heading = normalize(head).replace(" ", "")
     return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body)
             if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
