@@ -80,7 +80,8 @@ def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
     if intent == "compare":
         # the same row in another table (another version or year) is the other side of the comparison
         chosen += [f for f in found[1:] if f.match.named == found[0].match.named][: COMPARE_TABLES - 1]
-    return [f"{f.line()}[{pieces[f.index].n}]。" for f in chosen]
+    marks = [f"[{p.n}]" for p in pieces]
+    return [f"{f.line(marks)}[{pieces[f.index].n}]。" for f in chosen]
 
 
 def _where(breadcrumb: str) -> str:

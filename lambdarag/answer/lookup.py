@@ -43,6 +43,7 @@ class TableMatch:
     score: float
     exact: bool  # a row is named by a cell the question quotes
     superlative: bool = False
+    defined: tuple[tuple[str, int], ...] = ()  # (definition, text index) tying the question's words to a column
 
 
 def _key(text: str) -> str:
@@ -81,17 +82,21 @@ def named_rows(table: ParsedTable, question: str) -> list[tuple[float, int, tupl
     return out
 
 
-def definitions(header: Sequence[str], texts: Sequence[str]) -> dict[int, str]:
-    """Header index -> how the evidence defines that label ("B类人员为副高级职称人员及处级干部")."""
-    out: dict[int, str] = {}
-    joined = "\n".join(texts)
+def definitions(header: Sequence[str], texts: Sequence[str]) -> dict[int, tuple[str, int]]:
+    """Header index -> (how the evidence defines that label, index of the text saying so).
+
+    "A类人员为校领导及正高级职称人员；B类人员为副高级职称人员及处级干部" defines the columns A类人员 and B类人员.
+    """
+    out: dict[int, tuple[str, int]] = {}
     for i, label in enumerate(header):
         core = _BRACKET.sub("", label).strip()
         if len(core) < 2:
             continue
-        m = re.search(re.escape(core) + _DEFINITION_VERB + r"([^；;。\n|]{2,60})", joined)
-        if m:
-            out[i] = m.group(1)
+        pattern = re.compile(re.escape(core) + _DEFINITION_VERB + r"([^；;。\n|]{2,60})")
+        for t, text in enumerate(texts):
+            if m := pattern.search(text):
+                out[i] = (m.group(1), t)
+                break
     return out
 
 
@@ -108,7 +113,7 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = ()) 
         score = EXACT_COLUMN if quoted else 0.0
         score += len(wanted & grams(label))
         if i in defined:
-            shared = len(wanted & grams(defined[i]))
+            shared = len(wanted & grams(defined[i][0]))
             score += shared if shared >= 2 else 0.0  # one shared word ("人员") defines nothing
         scores.append(score)
     return scores
@@ -166,7 +171,7 @@ def lookup(table: ParsedTable, question: str, texts: Sequence[str] = ()) -> Tabl
         top = [(i, cells) for s, i, cells in rows if s == best][:MAX_ROWS]
         column_score = sum(scores[i] for i in columns)
         return TableMatch(tuple(i for i, _ in top), columns, tuple("、".join(c) for _, c in top),
-                          best + column_score, True)
+                          best + column_score, True, defined=_definitions_used(table, question, texts, columns))
     if len(columns) == 1:
         extreme = _superlative(table, columns[0], question)
         if extreme >= 0:
@@ -174,6 +179,16 @@ def lookup(table: ParsedTable, question: str, texts: Sequence[str] = ()) -> Tabl
             name = row[label] if label < len(row) else ""
             return TableMatch((extreme,), columns, (name,), scores[columns[0]] + 1.0, False, True)
     return None
+
+
+def _definitions_used(table: ParsedTable, question: str, texts: Sequence[str],
+                      columns: Sequence[int]) -> tuple[tuple[str, int], ...]:
+    """("B类人员为副高级职称人员及处级干部", text index) when the question said 副高职称, not the column's name."""
+    defined = definitions(table.header, texts)
+    plain = column_scores(table, question)
+    asked = column_scores(table, question, texts)
+    return tuple((f"{table.header[i]}为{defined[i][0]}", defined[i][1]) for i in columns
+                 if i in defined and asked[i] > plain[i])
 
 
 def _cell_columns(table: ParsedTable, rows: Sequence[tuple[float, int, tuple[str, ...]]]) -> set[int]:
@@ -185,8 +200,12 @@ def _cell_columns(table: ParsedTable, rows: Sequence[tuple[float, int, tuple[str
     return out
 
 
-def render(table: ParsedTable, match: TableMatch, where: str) -> str:
-    """One answer line without the citation: "<where>中，<row>的<column>为<value>，…"."""
+def render(table: ParsedTable, match: TableMatch, where: str, marks: Sequence[str] = ()) -> str:
+    """One answer line without its own citation: "<where>中，<row>的<column>为<value>，…".
+
+    A definition that linked the question to a column follows in brackets, with ``marks[text index]`` as its
+    citation when given.
+    """
     parts = []
     label = label_column(table)
     for i, name in zip(match.rows, match.named, strict=False):
@@ -195,6 +214,9 @@ def render(table: ParsedTable, match: TableMatch, where: str) -> str:
             name = f"{row[label]}、{name}" if name else row[label]  # the row's own name first
         parts.append(_row_text(table, row, match.columns, name))
     body = "；".join(p for p in parts if p)
+    if match.defined:
+        said = [f"{d}{marks[t] if t < len(marks) else ''}" for d, t in match.defined]
+        body += f"（{'；'.join(said)}）"
     return f"{where}中，{body}" if where else body
 
 
@@ -228,9 +250,9 @@ class Found:
     where: str
     score: float
 
-    def line(self) -> str:
-        """The answer line (no citation)."""
-        return render(self.table, self.match, self.where)
+    def line(self, marks: Sequence[str] = ()) -> str:
+        """The answer line (no citation of its own; ``marks`` cite the candidate texts definitions came from)."""
+        return render(self.table, self.match, self.where, marks)
 
 
 def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts: Sequence[str] = ()) -> list[Found]:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from lambdarag.answer.lookup import best_named_row
+from lambdarag.answer.lookup import Found, answering_tables, best_named_row
 from lambdarag.answer.tables import (
     ParsedTable,
     best_column,
@@ -279,7 +279,15 @@ def _basis(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
 
 
 def data_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
-    """The table cell answering the question: value, its row and column headers and its source."""
+    """The table cell answering the question: value, its row and column headers and its source.
+
+    The table lookup the extractive answer uses decides first (named row, asked column); without one, the
+    best matching row of the best table is taken.
+    """
+    answering = answering_tables(question, [(c.breadcrumb or c.title, c.text) for c in evidence],
+                                 [c.text for c in evidence])
+    if answering:
+        return _lookup_slots(answering[0], evidence[answering[0].index])
     wanted = question_grams(question)
     best: tuple[float, dict[str, Any]] | None = None
     for rank, chunk in enumerate(evidence):
@@ -291,6 +299,23 @@ def data_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
         if found is not None and (best is None or found[0] - 0.01 * rank > best[0]):
             best = (found[0] - 0.01 * rank, found[1])
     return best[1] if best else {}
+
+
+def _lookup_slots(found: Found, chunk: Chunk) -> dict[str, Any]:
+    table, match = found.table, found.match
+    row = table.rows[match.rows[0]]
+    slots: dict[str, Any] = {
+        "table": found.where,
+        "row": match.named[0],
+        "row_values": {h or f"列{i + 1}": row[i] for i, h in enumerate(table.header) if i < len(row)},
+        "source": chunk.chunk_id,
+    }
+    shown = [i for i in match.columns if i < len(row) and row[i]]
+    if shown:
+        slots["column"] = "、".join(table.header[i] for i in shown)
+        slots["value"] = "、".join(row[i] for i in shown)
+    slots["sources"] = {k: chunk.chunk_id for k in ("table", "row", "column", "value") if k in slots}
+    return slots
 
 
 def _best_cell(table: ParsedTable, wanted: set[str], chunk: Chunk,
