@@ -1,8 +1,10 @@
-"""Context packing: order, numbering per chunk, de-duplication, the character budget and the trace summary."""
+"""Context packing (order, numbering per chunk, de-duplication, budget, trace summary) and the evidence it is given."""
 
 from __future__ import annotations
 
 from lambdarag.answer.context import pack
+from lambdarag.answer.evidence import aspect_words, expand_evidence, with_added
+from lambdarag.answer.versions import build_index
 from lambdarag.records import Chunk, Hit
 
 
@@ -70,3 +72,36 @@ def test_summary_lists_pieces_and_chars() -> None:
     summary = packed.summary()
     assert summary["chars"] == len(packed.text) and summary["included"] == ["a#1"]
     assert summary["pieces"] == [{"n": 1, "kind": "evidence", "chunk_id": "a#1", "chars": packed.pieces[0].chars}]
+
+
+def _doc(doc_id: str, title: str, *texts: str, table: int = -1) -> list[Chunk]:
+    return [Chunk(f"{doc_id}#{i:04d}", doc_id, title, f"{title} > 第{i + 1}章", text, is_table=i == table)
+            for i, text in enumerate(texts)]
+
+
+POLICIES = {c.chunk_id: c for c in [
+    *_doc("p2021", "差旅办法（2021版）", "总则：本办法适用于全校教职工出差。", "伙食补助费每人每天100元。",
+          "| 城市 | A类人员 |\n| 北京 | 800元 |\n| 上海 | 800元 |", "出差返回后90天内报销。", table=2),
+    *_doc("p2024", "差旅办法（2024修订版）", "修订说明：提高伙食补助费和住宿费标准。", "伙食补助费每人每天120元。",
+          "| 城市 | A类人员 |\n| 北京 | 900元 |\n| 上海 | 900元 |", "出差返回后30天内报销。",
+          "本办法自2024年7月1日起施行。《差旅办法》（2021版）同时废止。", table=2),
+]}
+
+
+def test_a_comparison_brings_each_versions_part_on_the_aspect_and_the_repeal_statement() -> None:
+    versions = build_index(POLICIES.values())
+    fused = ["p2024#0000", "p2024#0001", "p2021#0000"]
+    keywords = ["2024", "2021", "北京", "人员", "住宿", "标准", "区别"]
+    question = "2024版和2021版的北京A类人员住宿标准有什么区别？"
+    added = expand_evidence(question, keywords, "compare", fused, POLICIES, versions, cues=["区别"])
+    assert [a.chunk_id for a in added] == ["p2024#0002", "p2021#0002", "p2024#0004"]
+    assert "repealed" in added[-1].reason
+    assert with_added(["x", "y", "z", "w"], added[:1]) == ["x", "y", "z", "p2024#0002", "w"]
+
+
+def test_the_top_documents_best_part_is_added_only_when_it_beats_what_was_retrieved() -> None:
+    keywords = ["出差", "返回", "报销"]
+    added = expand_evidence("出差返回后多久内报销？", keywords, "fact", ["p2024#0000"], POLICIES)
+    assert [a.chunk_id for a in added] == ["p2024#0003"]
+    assert expand_evidence("出差返回后多久内报销？", keywords, "fact", ["p2024#0003"], POLICIES) == []
+    assert aspect_words(["2024", "差旅", "伙食"], ["差旅办法（2024修订版）"], ["区别"]) == ["伙食"]

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from lambdarag.fusion import Fused, recency_boost, table_boost, weighted_rrf
+from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
 
@@ -120,3 +120,14 @@ def test_both_boosts_multiply() -> None:
     both = recency_boost(table_boost(fused, chunks, 0.3), chunks, TimeScope(2024, 2024, False, "今年"), 0.5)
     assert both[0].score == pytest.approx(1.0 / 61 * 1.3 * 1.5)
     assert both[0].boosts == {"table": 0.3, "recency": 0.5}
+
+
+def test_version_preference_scales_chunks_of_demoted_documents_and_records_it() -> None:
+    chunks = {c: chunk(c) for c in ("old#1", "new#1", "other#1")}
+    fused = weighted_rrf({"bm25": hits("bm25", "old#1", "new#1", "other#1")}, {"bm25": 1.0}, 60)
+    out = version_preference(fused, chunks, {"old": "repealed"}, 0.5)
+    assert [f.chunk_id for f in out] == ["new#1", "other#1", "old#1"]
+    old = next(f for f in out if f.chunk_id == "old#1")
+    assert old.score == pytest.approx(0.5 / 61) and old.boosts == {"superseded": -0.5}
+    assert version_preference(fused, chunks, {"old": "repealed"}, 0.0) == fused
+    assert version_preference(fused, chunks, {}, 0.5) == fused

@@ -1,4 +1,4 @@
-"""Answer generation: extractive answers from slots and sentences, the LLM path, streaming and fallbacks."""
+"""Answer generation: extractive answers (table lookups, slots, sentences), the LLM path, streaming and fallbacks."""
 
 from __future__ import annotations
 
@@ -134,3 +134,77 @@ def test_llm_timeout_while_streaming_falls_back_before_the_first_delta(config: C
         text = "".join(stream)
     assert stream.method == "extractive" and stream.error and "timed out" in stream.error
     assert "100元[1]" in text
+
+
+def _c(cid: str, title: str, text: str, section: str = "", table: bool = False) -> Chunk:
+    return Chunk(cid, cid.split("#")[0], title, f"{title} > {section}" if section else title, text, is_table=table)
+
+
+MORE = {
+    "lodging#1": _c("lodging#1", "差旅办法",
+                    "住宿费按人员类别限额管理：A类人员为正高级职称人员；B类人员为副高级职称人员。", "住宿费"),
+    "lodging#2": _c("lodging#2", "差旅办法",
+                    "| 城市类别 | 城市 | A类人员 | B类人员 |\n| 一类 | 北京 | 900元 | 650元 |\n"
+                    "| 一类 | 上海 | 900元 | 650元 |\n| 二类 | 广州 | 850元 | 600元 |", "住宿费", table=True),
+    "old#2": _c("old#2", "旧差旅办法", "| 城市类别 | 城市 | A类人员 | B类人员 |\n| 一类 | 北京 | 800元 | 600元 |\n"
+                "| 二类 | 广州 | 750元 | 550元 |", "住宿费", table=True),
+    "months#1": _c("months#1", "月度统计", "| 月份 | 受理单数（笔） |\n| 1月 | 2150 |\n| 12月 | 8202 |\n"
+                   "| 全年合计 | 48562 |", "月度业务量", table=True),
+    "faq#1": _c("faq#1", "常见问题", "问1：报账大厅在哪里？\n答：报账大厅位于致远楼一楼101室。\n"
+                "问2：发票丢了怎么报销？\n答：请取得发票记账联复印件，附书面说明后报销。"),
+    "budget#1": _c("budget#1", "预算办法",
+                   "学校财经工作领导小组是预算管理的决策机构。\n预算科是预算管理的日常办事机构。\n"
+                   "本办法由财务处负责解释。", "总则"),
+    "report#1": _c("report#1", "年度总结", "财务处 2024年1月15日\n全年受理报账单48562笔，平均审核时长2.6天。"),
+}
+
+
+def _more(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
+    return pack(slots or {}, ids, [], MORE, max_chars=3500)
+
+
+def test_a_named_table_row_answers_any_intent_with_its_headers(config: Config) -> None:
+    question = "差旅住宿费在北京每晚的限额是多少？"
+    text = generate(question, _more(["lodging#1", "lodging#2"]), "fact", {}, None, config).text
+    assert text.startswith("差旅办法 > 住宿费中，北京的城市类别为一类，A类人员为900元，B类人员为650元[2]。")
+    # the column the question names: only its cell
+    text = generate("去广州出差A类人员住宿标准多少？", _more(["lodging#2"]), "fact", {}, None, config).text
+    assert text == "差旅办法 > 住宿费中，二类、广州的A类人员为850元[1]。"
+
+
+def test_a_column_named_by_its_definition_is_answered_and_the_definition_cited(config: Config) -> None:
+    text = generate("副高职称去广州住宿费每晚多少？", _more(["lodging#1", "lodging#2"]), "fact", {}, None, config).text
+    assert "广州的B类人员为600元（B类人员为副高级职称人员[1]）[2]。" in text
+
+
+def test_a_comparison_shows_the_same_row_of_both_tables(config: Config) -> None:
+    text = generate("新旧两版北京A类人员住宿标准有什么变化？", _more(["lodging#2", "old#2"]), "compare", {}, None,
+                    config).text
+    assert "北京的A类人员为900元[1]" in text and "北京的A类人员为800元[2]" in text
+
+
+def test_which_row_holds_the_most_excludes_totals_and_a_limit_is_no_superlative(config: Config) -> None:
+    text = generate("哪个月受理的报账单最多？有多少笔？", _more(["months#1"]), "data", {}, None, config).text
+    assert "12月的受理单数（笔）为8202[1]" in text and "48562" not in text
+    assert "8202" not in generate("单笔最多能借多少？", _more(["months#1"]), "fact", {}, None, config).text
+
+
+def test_an_faq_answer_is_shown_for_its_question(config: Config) -> None:
+    text = generate("发票丢了怎么报销？", _more(["faq#1"]), "fact", {}, None, config).text
+    assert text.startswith("请取得发票记账联复印件，附书面说明后报销[1]。") and "问2" not in text
+
+
+def test_each_sub_question_gets_its_sentence_and_signature_lines_never_answer(config: Config) -> None:
+    text = generate("预算管理的决策机构是哪个？日常办事机构又是哪个？", _more(["budget#1"]), "relation", {}, None,
+                    config).text
+    assert "领导小组是预算管理的决策机构[1]" in text and "预算科是预算管理的日常办事机构[1]" in text
+    text = generate("总结一下年度报账情况", _more(["report#1"]), "synthesis", {}, None, config).text
+    assert text == "全年受理报账单48562笔，平均审核时长2.6天[1]。"
+
+
+def test_a_better_matching_sentence_elsewhere_leads_a_procedure(config: Config) -> None:
+    process = {"steps": ["填写申请", "提交审核"], "sources": {"steps": "rules#1"}}
+    chunks = {**CHUNKS, **MORE}
+    p = pack(process, ["rules#1", "faq#1"], [], chunks, max_chars=3500)
+    text = generate("发票丢了怎么报销？", p, "process", process, None, config).text
+    assert text.startswith("请取得发票记账联复印件，附书面说明后报销[2]。办理步骤：1. 填写申请；2. 提交审核[1]。")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
+from lambdarag.answer.versions import build_index, split_title
 from lambdarag.channels import bm25, channel_module
 from lambdarag.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
@@ -28,7 +29,16 @@ from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit, PipelineOptions, Turn
-from lambdarag.retrieve import ChannelRun, channel_pool, fuse, retrieval_trace, retrieve, run_channels
+from lambdarag.retrieve import (
+    SUPERSEDED_PENALTY,
+    ChannelRun,
+    channel_pool,
+    demoted_documents,
+    fuse,
+    retrieval_trace,
+    retrieve,
+    run_channels,
+)
 from lambdarag.text import Tokenizer
 
 TODAY = date(2026, 3, 1)
@@ -354,3 +364,59 @@ def test_domainrag_recall_condensation_and_parallel_equals_sequential(tmp_path: 
             raw += hit_at_5(kb, row["question"], row["gold_doc_ids"])
     assert found / len(questions) >= 0.6  # measured 0.64 (BM25 only, rules only)
     assert condensed > raw  # measured 27 vs 25 of the 49 conversation follow-ups
+
+
+def _doc(doc_id: str, title: str, *texts: str) -> list[Chunk]:
+    return [Chunk(f"{doc_id}#{i:04d}", doc_id, title, title, text) for i, text in enumerate(texts)]
+
+
+VERSIONED = {c.chunk_id: c for c in [
+    *_doc("policy-2021", "差旅费管理办法（2021版）", "江大财〔2021〕5号 自2021年3月1日起施行", "住宿费每人每天500元。"),
+    *_doc("policy-2024", "差旅费管理办法（2024修订版）", "江大财〔2024〕12号 自2024年7月1日起施行",
+          "住宿费每人每天600元。", "本办法自2024年7月1日起施行。《差旅费管理办法》（江大财〔2021〕5号）同时废止。"),
+    *_doc("loan-rules", "暂付款管理规定", "个人借款单笔不超过3万元。"),
+    *_doc("repeal-notice", "关于废止《暂付款管理规定》的通知", "《暂付款管理规定》自2024年1月1日起废止。"),
+    *_doc("charter-a", "招生章程", "第一部分"), *_doc("charter-b", "招生章程", "第二部分"),
+]}
+
+
+def test_version_index_groups_revisions_and_reads_repeals() -> None:
+    index = build_index(VERSIONED.values())
+    assert index.groups == {"差旅费管理办法": {"2021版": ("policy-2021",), "2024修订版": ("policy-2024",)}}
+    assert split_title("差旅费管理办法（2024修订版）") == ("差旅费管理办法", "2024修订版")
+    # the repealing document is never the repealed one; the 文号 in brackets picks the version
+    assert index.repeals["policy-2021"].by == "policy-2024" and index.repeals["policy-2021"].since == "2024-07-01"
+    assert index.repeals["policy-2021"].chunk_id == "policy-2024#0002"
+    # a notice's title and body both speak; equal titles (parts of one source) are not versions
+    assert index.repeals["loan-rules"].by == "repeal-notice" and index.repeals["loan-rules"].since == "2024-01-01"
+    assert set(index.repeals) == {"policy-2021", "loan-rules"}
+    assert index.other_versions("policy-2021") == ["policy-2024"] and index.other_versions("charter-a") == []
+
+
+def test_current_versions_are_preferred_unless_the_question_asks_about_history() -> None:
+    index = build_index(VERSIONED.values())
+    now = date(2025, 1, 1)
+    assert set(index.demoted("出差住宿费每天多少？", now)) == {"policy-2021", "loan-rules"}
+    # naming a version keeps it and demotes the other one
+    assert set(index.demoted("2021版住宿费每天多少？", now)) == {"policy-2024", "loan-rules"}
+    # history, a repeal or a change: every version at full weight
+    assert index.demoted("旧版住宿费是多少？", now) == {} and index.demoted("什么时候废止的？", now) == {}
+    # "today" before the revision: the 2021 version is the one in force, nothing was repealed yet
+    assert set(index.demoted("住宿费每天多少？", date(2023, 6, 1))) == {"policy-2024"}
+    # a repealed document asked for by its title (it has no newer version of that title) is kept
+    assert "loan-rules" not in index.demoted("暂付款管理规定的借款上限是多少？", now)
+
+
+def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -> None:
+    dom = init_domain("versions", tmp_path)
+    write_chunks(dom.processed_dir, list(VERSIONED.values()))
+    bm25.build(dom, list(VERSIONED.values()))
+    kb = KnowledgeBase.load(open_domain("versions", tmp_path))
+    assert set(demoted_documents(kb, "出差住宿费每天多少？", "fact", TODAY)) == {"policy-2021", "loan-rules"}
+    assert demoted_documents(kb, "出差住宿费每天多少？", "compare", TODAY) == {}
+    exp = expand_query("出差住宿费每天多少？", "fact", kb.config, kb.tokenizer, TODAY)
+    r = retrieve(kb, "出差住宿费每天多少？", exp, "fact", PipelineOptions(today=TODAY, channels=("bm25",)))
+    order = [f.chunk_id for f in r.fused]
+    assert order.index("policy-2024#0001") < order.index("policy-2021#0001")
+    assert retrieval_trace(r)["versions"]["demoted"]["policy-2021"].startswith("other version")
+    assert {"superseded": -SUPERSEDED_PENALTY} in [f.boosts for f in r.fused]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence, validate_slots
+from lambdarag.answer.slots import SlotResult, document_title, fill_slots, slot_evidence, validate_slots
 from lambdarag.answer.tables import parse_table
 from lambdarag.config import load_config
 from lambdarag.config_schema import Config
@@ -211,3 +211,29 @@ def test_process_evidence_reads_the_whole_procedure_document() -> None:
     evidence = slot_evidence("process", "差旅费报销流程是怎样的？", [other, MATERIALS], chunks)
     assert [c.chunk_id for c in evidence] == ["travel#0000", "travel#0002", "travel#0003", "policy#0003"]
     assert slot_evidence("fact", "差旅费报销流程？", [other], chunks) == [other]
+
+
+def test_process_steps_keep_the_line_that_introduces_them(config: Config) -> None:
+    budget = Chunk("budget#0003", "budget", "预算管理办法", "预算管理办法 > 第二章 预算编制",
+                   "第六条 年度预算采取“二上二下”程序编制：\n1. 一上：10月31日前报送预算建议。\n"
+                   "2. 一下：11月30日前下达控制数。\n3. 二上：12月15日前报送正式预算。")
+    slots = fill_slots("process", "年度预算怎么编制？", [budget], None, config).slots
+    assert slots["lead"] == "年度预算采取“二上二下”程序编制" and len(slots["steps"]) == 3
+
+
+def test_a_plain_text_procedure_is_titled_by_its_first_line() -> None:
+    head = Chunk("loan#0000", "loan", "loan", "loan", "江城大学科研经费借款流程\n发布单位：财务处")
+    steps = Chunk("loan#0004", "loan", "loan", "loan > 四、办理步骤", "1. 填写借款单；\n2. 交至4号窗口。")
+    slides = Chunk("slides#0000", "slides", "科研经费管理要点", "科研经费管理要点", "科研经费管理科 吴涛")
+    chunks = {c.chunk_id: c for c in (head, steps, slides)}
+    assert document_title("loan", "loan", chunks) == "江城大学科研经费借款流程"
+    evidence = slot_evidence("process", "科研经费借款怎么办理？", [slides, head], chunks)
+    assert [c.chunk_id for c in evidence][:2] == ["loan#0000", "loan#0004"]
+
+
+def test_a_person_row_named_by_its_cells_beats_one_sharing_more_words(config: Config) -> None:
+    deputy = Chunk("leaders#0000", "leaders", "处领导", "处领导",
+                   "| 姓名 | 职务 | 办公电话 | 主要职责 |\n| 陈志强 | 副处长 | 027-87651003 | 分管科研经费管理科 |\n"
+                   "| 吴涛 | 科长 | 027-87651050 | 科研经费入账 |", is_table=True)
+    slots = fill_slots("person", "管科研经费的科长是哪位老师？", [deputy], None, config).slots
+    assert slots["name"] == "吴涛"

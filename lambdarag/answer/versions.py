@@ -31,6 +31,8 @@ _NAME = re.compile(r"《([^《》]{2,60})》(?:\s*[（(]([^（）()]{1,30})[）)
 _REPEAL_AFTER = re.compile(r"废止|失效|作废|停止执行|不再执行")  # 《name》…废止
 _REPEAL_BEFORE = re.compile(r"(?:废止|取代|代替|替代|替换)了?\s*(?:原)?$")  # 废止《name》, 取代了原《name》
 _SPLIT = re.compile(r"[\n|｜]")
+_DOC_NUMBER_YEAR = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")  # the year of a 文号 (江大财〔2021〕5号) dates nothing
+_AT_THE_SAME_TIME = re.compile(r"同时|同步")
 # questions about the past, a repeal or a change want every version, not only the current one
 HISTORY_CUES = re.compile(
     r"旧版|老版|原来|原先|原有|原版|以前|之前|过去|历史|曾经|当时|早期|最初|废止|失效|作废|取代|替代|历年|沿革|变化|"
@@ -131,7 +133,7 @@ def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
     """Group versioned documents by base title and find the repeal statements among all chunks."""
     titles: dict[str, str] = {}
     texts: dict[str, list[str]] = {}
-    mentions: list[tuple[Chunk, str, str, str]] = []
+    mentions: list[tuple[Chunk, str, str, str, str | None]] = []
     for chunk in chunks:
         first = chunk.doc_id not in titles
         if first:  # a title like 关于废止《X》的通知 speaks too
@@ -148,9 +150,7 @@ def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
     groups = {b: {m: tuple(d) for m, d in ms.items()} for b, ms in by_base.items() if len(ms) > 1 and any(ms)}
     years = {m: _marker_year(m) for ms in groups.values() for m in ms}
     repeals: dict[str, Repeal] = {}
-    for chunk, sentence, name, qualifier in mentions:
-        dates = find_dates(sentence)
-        since = max(dates) if dates else None
+    for chunk, sentence, name, qualifier, since in mentions:
         for target in _targets(name, qualifier, chunk.doc_id, by_base, texts):
             known = repeals.get(target)
             if known is None or (known.since is None and since is not None):  # a dated statement says more
@@ -163,17 +163,28 @@ def _marker_year(marker: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _repeal_mentions(text: str) -> Iterable[tuple[str, str, str]]:
-    """(sentence, name, bracketed qualifier) for each document a sentence or table row declares repealed."""
+def _repeal_mentions(text: str) -> Iterable[tuple[str, str, str, str | None]]:
+    """(sentence, name, bracketed qualifier, date) for each document a sentence or table row declares repealed.
+
+    The date is the sentence's own (a 文号's bracketed year is not one); "…同时废止" takes the date of the
+    sentence before it ("本办法自2024年7月1日起施行。《X》同时废止。").
+    """
     for line in text.splitlines():
         cells = [c.strip() for c in _SPLIT.split(line) if c.strip()]
+        previous: str | None = None
         for sentence in ([" | ".join(cells)] if len(cells) > 1 else split_sentences(line)):
+            own = _latest_date(sentence)
             names = list(_NAME.finditer(sentence))
-            if not names:
-                continue
-            target = _repealed_name(sentence, names)
+            target = _repealed_name(sentence, names) if names else None
             if target is not None:
-                yield sentence, target.group(1), target.group(2) or ""
+                when = own or (previous if _AT_THE_SAME_TIME.search(sentence) else None)
+                yield sentence, target.group(1), target.group(2) or "", when
+            previous = own or previous
+
+
+def _latest_date(sentence: str) -> str | None:
+    dates = find_dates(_DOC_NUMBER_YEAR.sub("", sentence))
+    return max(dates) if dates else None
 
 
 def _repealed_name(sentence: str, names: list[re.Match[str]]) -> re.Match[str] | None:
