@@ -12,7 +12,7 @@ import pytest
 from lambdarag.errors import InputError
 from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.dataset import load_corpus, load_questions, parse_as_of, src_doc_map
-from lambdarag.evaluation.runner import QuestionRecord, score
+from lambdarag.evaluation.runner import QuestionRecord, answer_in_gold, score
 from lambdarag.evaluation.summary import aggregate, breakdown, check_targets, deltas, latency
 from lambdarag.records import Turn
 
@@ -148,3 +148,17 @@ def test_aggregates_breakdowns_latency_and_targets() -> None:
     assert deltas({"recall@5": 0.25, "n": 1}, full) == {"recall@5": -0.25}
     targets = check_targets(full, {"recall@5": 0.5, "not_found": 0.1, "ndcg@10": 0.2})
     assert [t["met"] for t in targets] == [True, True, False]
+
+
+def test_answer_in_gold_and_checkable_aic(tmp_path: Path) -> None:
+    question = _question(tmp_path)  # gold p2, p3; answer 甲乙
+    assert answer_in_gold(question, {"p2": "……甲乙……", "p3": "无关"}) == 1.0  # type: ignore[arg-type]
+    assert answer_in_gold(question, {"p2": "甲", "p3": "乙"}) == 0.0  # type: ignore[arg-type]
+    assert answer_in_gold(question, {}) is None  # type: ignore[arg-type]
+    records = [QuestionRecord("a", "full", "", "", [], {"answer_in_context": 1.0, "answer_in_gold": 1.0}),
+               QuestionRecord("b", "full", "", "", [], {"answer_in_context": 0.0, "answer_in_gold": 1.0}),
+               QuestionRecord("c", "full", "", "", [], {"answer_in_context": 0.0, "answer_in_gold": 0.0})]
+    summary = aggregate(records)
+    assert summary["answer_in_context"] == pytest.approx(1 / 3, abs=1e-4)  # rounded to 4 places
+    assert summary["answer_in_gold"] == pytest.approx(2 / 3, abs=1e-4)  # the ceiling
+    assert summary["aic_checkable"] == 0.5  # c cannot be answered verbatim from its gold documents

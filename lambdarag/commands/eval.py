@@ -118,9 +118,12 @@ def closing_lines(outcome: EvalOutcome) -> list[str]:
     for name, summary in outcome.summary["summary"].items():
         cells = " ".join(f"{'-' if summary.get(m) is None else format(summary[m], '.3f'):>17}" for m in SHOWN)
         lines.append(f"{name:<23} {cells}")
+    from lambdarag.evaluation.summary import LOWER_IS_BETTER
+
     for target in outcome.targets:
         status = "met" if target["met"] else "MISSED"
-        lines.append(f"target {target['metric']} >= {target['target']}: {target['value']} {status}")
+        op = "<=" if target["metric"] in LOWER_IS_BETTER else ">="
+        lines.append(f"target {target['metric']} {op} {target['target']}: {target['value']} {status}")
     lines.append(f"report: {outcome.files['markdown']}")
     return lines
 

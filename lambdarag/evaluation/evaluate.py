@@ -70,7 +70,8 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     started = datetime.now().isoformat(timespec="seconds")
     docs: list[dict[str, Any]] = list(corpus) if corpus is not None else list(documents_from_chunks(kb))
     baseline = NaiveBM25(docs) if settings.baseline else None
-    levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs))
+    doc_text = {str(d["doc_id"]): f"{d.get('title') or ''}\n{d.get('text') or ''}" for d in docs}
+    levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs), doc_text)
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm)
     records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)

@@ -11,15 +11,17 @@ from typing import Any
 from lambdarag.config import PROJECT_ROOT
 from lambdarag.evaluation.plots import write_plots
 from lambdarag.evaluation.runner import BASELINE, FULL, QuestionRecord
-from lambdarag.evaluation.summary import HEADLINE, misses
+from lambdarag.evaluation.summary import HEADLINE, LOWER_IS_BETTER, misses
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 QUESTIONS_JSONL = "questions.jsonl"
-TABLE_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "extractive_hit",
-                 "not_found", "gate_triggered")
-SHORT = {"answer_in_context": "AIC", "extractive_hit": "ext-hit", "not_found": "not-found",
-         "gate_triggered": "gate"}
+TABLE_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "aic_checkable",
+                 "extractive_hit", "not_found", "gate_triggered")
+SHORT = {"answer_in_context": "AIC", "aic_checkable": "AIC¹", "answer_in_gold": "AIC ceiling²",
+         "extractive_hit": "ext-hit", "not_found": "not-found", "gate_triggered": "gate"}
+FOOTNOTES = ("¹ AIC over the questions whose gold documents contain a gold answer verbatim. "
+             "² the share of such questions: the highest AIC any system can reach on this set.")
 
 
 def default_out_dir(name: str) -> Path:
@@ -81,7 +83,8 @@ def ablation_section(ablation: Sequence[Mapping[str, Any]], descriptions: Mappin
 def breakdown_section(title: str, groups: Mapping[str, Mapping[str, Any]],
                       baseline: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
     """Full-system metrics per group, with the baseline's recall@5 and AIC alongside."""
-    metrics = ("recall@1", "recall@5", "recall@10", "mrr@10", "answer_in_context", "extractive_hit", "not_found")
+    metrics = ("recall@1", "recall@5", "recall@10", "mrr@10", "answer_in_context", "answer_in_gold",
+               "aic_checkable", "extractive_hit", "not_found")
     header = ["group", "n", *_metric_header(metrics)]
     if baseline is not None:
         header += ["baseline R@5", "baseline AIC"]
@@ -105,8 +108,21 @@ def targets_section(targets: Sequence[Mapping[str, Any]]) -> list[str]:
     """Targets with the measured value and met / MISSED."""
     if not targets:
         return []
-    rows = [[t["metric"], fmt(t["target"]), fmt(t["value"]), "met" if t["met"] else "**MISSED**"] for t in targets]
-    return ["## Targets", "", *table(["metric", "target", "measured", ""], rows), ""]
+    rows = [[t["metric"], ("≤ " if t["metric"] in LOWER_IS_BETTER else "≥ ") + fmt(t["target"]), fmt(t["value"]),
+             "met" if t["met"] else "**MISSED**"] for t in targets]
+    return ["## Targets (full system)", "", *table(["metric", "target", "measured", ""], rows), ""]
+
+
+def source_level_section(summaries: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Recall at the level of the corpus's source documents (src_doc_id), when the corpus has them."""
+    metrics = ("src_recall@1", "src_recall@5", "src_recall@10", "src_mrr@10")
+    rows = [[name, *(fmt(s.get(m)) for m in metrics)] for name, s in summaries.items()
+            if s.get("src_recall@5") is not None]
+    if not rows:
+        return []
+    return ["## Source-document level", "",
+            "Passages mapped to the corpus's src_doc_id; a neighbouring window of the gold passage counts.", "",
+            *table(["variant", *metrics], rows), ""]
 
 
 def misses_section(records: Sequence[QuestionRecord]) -> list[str]:
@@ -139,12 +155,15 @@ def render_markdown(data: Mapping[str, Any], records: Sequence[QuestionRecord]) 
         *meta_section(data["meta"]),
         *targets_section(data.get("targets", [])),
         *ablation_section(data["ablation"], descriptions),
+        *source_level_section(data["summary"]),
         *breakdown_section("Full system by question type", data["by_type"].get(FULL, {}), baseline_types),
         *breakdown_section("Full system by intent", data["by_intent"].get(FULL, {}), baseline_intents),
         *latency_section(data["latency_ms"].get(FULL, {})),
         "## Plots", "",
         *(f"![{name}]({file})" for name, file in data.get("plots", {}).items()), "",
         *misses_section(records),
+        FOOTNOTES,
+        "",
         "Metrics are document-level: chunks map to their doc_id and a document counts at its first rank. "
         "AIC (answer in context): every part of some gold alternative occurs in the packed context. "
         "ext-hit: the extractive answer itself contains a gold alternative. "

@@ -67,6 +67,7 @@ class Levels:
 
     doc_of_chunk: Callable[[str], str]
     src_of_doc: Mapping[str, str] = field(default_factory=dict)
+    doc_text: Mapping[str, str] = field(default_factory=dict)  # for the "answer is in the gold documents" check
 
 
 def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
@@ -85,6 +86,14 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
         Variant("no_entity_expansion", "no entity-enhanced query", replace(base, entity_expansion=False)),
     ]
     return out
+
+
+def answer_in_gold(question: EvalQuestion, doc_text: Mapping[str, str]) -> float | None:
+    """1.0 when the gold documents themselves contain a gold answer (AIC can reach 1 only then); None if unknown."""
+    texts = [doc_text[g] for g in question.gold_doc_ids if g in doc_text]
+    if not texts or not question.alternatives:
+        return None
+    return float(m.contains_answer("\n¦\n".join(texts), question.alternatives))  # no answer across documents
 
 
 def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: str, found: bool,
@@ -157,6 +166,7 @@ class Runner:
         ranked = m.doc_ranking(ranked_chunk_ids(result), self.levels.doc_of_chunk)[:KEEP_RANKED]
         metrics = score(question, ranked, result.context, result.answer, result.found, self.levels.src_of_doc)
         metrics["gate_triggered"] = gate_triggered(result)
+        metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
         return QuestionRecord(question.qid, variant.name, question.type, result.intent, ranked, metrics,
                               result_timings(result), result.found, result.answer_method, result.condensed)
 
@@ -167,6 +177,7 @@ class Runner:
         outcome = self.baseline.answer(question.question, question.history, budget, KEEP_RANKED)
         metrics = score(question, outcome.doc_ids, outcome.context, "", True, self.levels.src_of_doc)
         metrics["extractive_hit"] = None  # the baseline writes no answer
+        metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
         timings = {**outcome.timings, "total": sum(outcome.timings.values())}
         return QuestionRecord(question.qid, variant.name, question.type, intent, outcome.doc_ids, metrics,
                               timings, True, "", question.question)

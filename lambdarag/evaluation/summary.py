@@ -28,6 +28,9 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
     for name in metric_names(records):
         values = [v for r in records if (v := r.metrics.get(name)) is not None]
         out[name] = round(mean(values), 4) if values else None
+    # AIC over the questions whose gold documents hold the answer: free-text references never match verbatim
+    checkable = [r.metrics.get("answer_in_context") or 0.0 for r in records if r.metrics.get("answer_in_gold") == 1.0]
+    out["aic_checkable"] = round(mean(checkable), 4) if checkable else None
     return out
 
 
