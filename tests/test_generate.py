@@ -208,3 +208,13 @@ def test_a_better_matching_sentence_elsewhere_leads_a_procedure(config: Config) 
     p = pack(process, ["rules#1", "faq#1"], [], chunks, max_chars=3500)
     text = generate("发票丢了怎么报销？", p, "process", process, None, config).text
     assert text.startswith("请取得发票记账联复印件，附书面说明后报销[2]。办理步骤：1. 填写申请；2. 提交审核[1]。")
+
+
+def test_a_fact_repeated_by_another_chunk_is_said_once_with_both_sources(config: Config) -> None:
+    chunks = {
+        "rule#1": _c("rule#1", "借款办法", "个人借款单笔不超过5万元。"),
+        "slide#1": _c("slide#1", "培训课件", "均可按借款办法办理借款，个人借款单笔不超过5万元。"),
+    }
+    p = pack({}, ["slide#1", "rule#1"], [], chunks, max_chars=3500)
+    text = generate("个人借款单笔最多能借多少？", p, "fact", {}, None, config).text
+    assert text == "均可按借款办法办理借款，个人借款单笔不超过5万元[1][2]。"

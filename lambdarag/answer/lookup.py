@@ -30,6 +30,7 @@ _UNIT = re.compile(r"[(（]([^()（）/]{1,6})[)）]")
 _WHICH = re.compile(r"哪|谁|什么|排名|which|who|what", re.IGNORECASE)
 _ASKED_KIND = re.compile(r"哪(?:一个|个|一|些|位|家|所|种|类)?([\u4e00-\u9fff]{1,2})")
 _DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
+_TEN_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)万(?=元|人|笔|$|[^\d])")
 _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
 
 
@@ -47,7 +48,13 @@ class TableMatch:
 
 
 def _key(text: str) -> str:
-    return normalize(text).replace(" ", "")
+    """Text for containment checks: normalised, no spaces, amounts in 万 written out ("2万元" -> "20000元")."""
+    return _TEN_THOUSANDS.sub(_write_out, normalize(text).replace(" ", ""))
+
+
+def _write_out(m: re.Match[str]) -> str:
+    value = float(m.group(1)) * 10_000
+    return f"{value:.0f}" if value == int(value) else f"{value:g}"
 
 
 def _cell_keys(cell: str) -> list[tuple[str, float]]:

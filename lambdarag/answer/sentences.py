@@ -8,6 +8,7 @@ its answer line is shown. Headings and page furniture are never answer sentences
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a l
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
+REPEATED = 0.6  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
 DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
 AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|"
@@ -43,6 +45,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
 _FROM_TO = re.compile(r"从(.{1,12}?)到(.{1,12}?)(?:的|全过程|整个|整体|过程|$)")
@@ -63,10 +66,12 @@ class Scored:
     sentence: str
     doc_id: str = ""
     context: str = field(default="", compare=False)  # breadcrumb and matched text, for the question's parts
+    also: tuple[int, ...] = field(default=(), compare=False)  # other chunks saying the same
 
     def cited(self) -> str:
-        """The sentence closed with its [n]."""
-        return f"{close(self.sentence)}[{self.n}]{end(self.sentence)}"
+        """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
+        marks = "".join(f"[{n}]" for n in (self.n, *self.also))
+        return f"{close(self.sentence)}{marks}{end(self.sentence)}"
 
 
 @dataclass(frozen=True)
@@ -118,8 +123,34 @@ def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[st
         same_chunk = sum(1 for p in picked if p.n == item.n)
         if item.score < floor or len(picked) >= most or same_chunk >= per_chunk or item in picked:
             continue
+        said, mutual = _repeated_by(item.sentence, picked)
+        if said >= 0:  # the same fact from another chunk (a slide repeating the rule) makes the answer longer only
+            if mutual and item.n != picked[said].n and item.n not in picked[said].also:
+                picked[said] = dataclasses.replace(picked[said], also=(*picked[said].also, item.n))  # both sources
+            continue
         picked.append(item)
     return picked
+
+
+def _repeated_by(sentence: str, picked: Sequence[Scored]) -> tuple[int, bool]:
+    """(index of the picked sentence that already says this, whether its chunk backs that one too) or (-1, False).
+
+    Saying it already: all the sentence's numbers and most of its words. Its chunk backs the picked sentence
+    when it states the same figures, or when the picked one is as much covered by it (the same both ways).
+    """
+    mine = grams(sentence)
+    numbers = set(_NUMBER.findall(sentence))
+    for i, p in enumerate(picked):
+        theirs = grams(p.sentence)
+        if mine and theirs and numbers <= set(_NUMBER.findall(p.sentence)) and _share(mine, theirs) >= REPEATED:
+            # it corroborates the picked sentence's figures, or says the very same both ways
+            same = bool(numbers) or _share(theirs, mine) >= REPEATED
+            return i, same
+    return -1, False
+
+
+def _share(part: set[str], whole: set[str]) -> float:
+    return len(part & whole) / len(part)
 
 
 def question_parts(question: str) -> list[str]:
