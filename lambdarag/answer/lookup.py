@@ -33,6 +33,17 @@ _DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
 _TEN_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)万(?=元|人|笔|$|[^\d])")
 _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
 
+VALUE_QUESTION = re.compile(
+    r"多少|几[个天年月次号位名]|多久|多长|多大|多高|标准|限额|上限|金额|费用|比例|税率|分数|价格|数量|人数|时长|时间|日期|"
+    r"哪天|哪一天|何时|什么时候|截止|电话|邮箱|地址|地点|在哪"
+)
+DATE_WORDS = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|when", re.IGNORECASE)
+AMOUNT_WORDS = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)",
+                          re.IGNORECASE)
+_DAY = re.compile(r"\d{1,2}月\d{1,2}日|\d{1,2}日前|次月|次年")
+CAPTION_WEIGHT = 0.5  # a word the question shares with the table's caption or breadcrumb
+RANK_PENALTY = 0.05  # per evidence position: fusion's order breaks near ties
+
 
 @dataclass(frozen=True)
 class TableMatch:
@@ -235,18 +246,6 @@ def _row_text(table: ParsedTable, row: tuple[str, ...], columns: Sequence[int], 
     return f"{name}的{'，'.join(cells)}" if name else "，".join(cells)
 
 
-VALUE_QUESTION = re.compile(
-    r"多少|几[个天年月次号位名]|多久|多长|多大|多高|标准|限额|上限|金额|费用|比例|税率|分数|价格|数量|人数|时长|时间|日期|"
-    r"哪天|哪一天|何时|什么时候|截止|电话|邮箱|地址|地点|在哪"
-)
-DATE_WORDS = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|when", re.IGNORECASE)
-AMOUNT_WORDS = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)",
-                          re.IGNORECASE)
-_DAY = re.compile(r"\d{1,2}月\d{1,2}日|\d{1,2}日前|次月|次年")
-CAPTION_WEIGHT = 0.5  # a word the question shares with the table's caption or breadcrumb
-RANK_PENALTY = 0.05  # per evidence position: fusion's order breaks near ties
-
-
 @dataclass(frozen=True)
 class Found:
     """A table among the candidates that answers the question: which candidate, the table, the match."""
@@ -306,7 +305,7 @@ def best_named_row(table: ParsedTable, question: str) -> tuple[int, float]:
 
 def _holds_asked_kind(table: ParsedTable, match: TableMatch, question: str) -> bool:
     """A "when" question needs a date among the shown cells, a "how much" question a number."""
-    shown = " ".join(render(table, match, "").split("中，")[-1:])
+    shown = render(table, match, "")
     if DATE_WORDS.search(question):
         return bool(find_dates(shown)) or bool(_DAY.search(shown))
     if AMOUNT_WORDS.search(question):
