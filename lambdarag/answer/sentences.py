@@ -34,7 +34,7 @@ LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a l
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
-REPEATED = 0.6  # share of a sentence's words already said that, with all its numbers, makes it a repetition
+REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
 DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
 AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|"
@@ -142,7 +142,9 @@ def _repeated_by(sentence: str, picked: Sequence[Scored]) -> tuple[int, bool]:
     numbers = set(_NUMBER.findall(sentence))
     for i, p in enumerate(picked):
         theirs = grams(p.sentence)
-        if mine and theirs and numbers <= set(_NUMBER.findall(p.sentence)) and _share(mine, theirs) >= REPEATED:
+        # without figures only a sentence wholly inside another repeats it: "甲类…" and "乙类…" differ by one word
+        needed = REPEATED if numbers else 1.0
+        if mine and theirs and numbers <= set(_NUMBER.findall(p.sentence)) and _share(mine, theirs) >= needed:
             # it corroborates the picked sentence's figures, or says the very same both ways
             same = bool(numbers) or _share(theirs, mine) >= REPEATED
             return i, same
