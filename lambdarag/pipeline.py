@@ -1,6 +1,7 @@
 """Layer 3: the request path. answer(), answer_stream() and search() run the stages and build the trace.
 
-condense → intent → expand → retrieve (channels, fusion, gate) → slots → context → generate →
+condense → intent → expand → retrieve (channels, fusion, current-version preference, gate) → evidence (the
+best parts of the top documents, repeal statements: answer/evidence.py) → slots → context → generate →
 grounding → log. Each stage is timed into Result.timings and trace["stages"]; each leaves its
 record in the trace; a failing LLM or channel degrades the request and says so in trace["degraded"].
 """
@@ -15,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from lambdarag.answer.context import Packed, pack_context
-from lambdarag.answer.evidence import Added, expand_evidence, with_added
+from lambdarag.answer.evidence import Added, expand_evidence, repealed_in, with_added
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
@@ -126,6 +127,7 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
         if req.found and req.retrieval is not None:
             req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars,
                                       req.evidence_ids)
+            req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, version_index(kb.chunks)))
     return req
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lambdarag.answer.context import pack
-from lambdarag.answer.evidence import aspect_words, expand_evidence, with_added
+from lambdarag.answer.context import Repealed, pack
+from lambdarag.answer.evidence import aspect_words, expand_evidence, repealed_in, with_added
 from lambdarag.answer.versions import build_index
 from lambdarag.records import Chunk, Hit
 
@@ -105,3 +105,11 @@ def test_the_top_documents_best_part_is_added_only_when_it_beats_what_was_retrie
     assert [a.chunk_id for a in added] == ["p2024#0003"]
     assert expand_evidence("出差返回后多久内报销？", keywords, "fact", ["p2024#0003"], POLICIES) == []
     assert aspect_words(["2024", "差旅", "伙食"], ["差旅办法（2024修订版）"], ["区别"]) == ["伙食"]
+
+
+def test_repealed_documents_are_noted_only_with_their_statement_in_the_context() -> None:
+    versions = build_index(POLICIES.values())
+    with_statement = pack({}, ["p2021#0001", "p2024#0004"], [], POLICIES, max_chars=3500)
+    expected = Repealed("差旅办法（2021版）", "2024-07-01", "p2024#0004")
+    assert repealed_in(with_statement, versions) == {"p2021": expected}
+    assert repealed_in(pack({}, ["p2021#0001"], [], POLICIES, max_chars=3500), versions) == {}

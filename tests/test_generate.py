@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.answer.context import pack
+from lambdarag.answer.context import Repealed, pack
 from lambdarag.answer.generate import AnswerStream, generate, not_found_answer
 from lambdarag.config import load_config
 from lambdarag.config_schema import Config
@@ -218,3 +218,11 @@ def test_a_fact_repeated_by_another_chunk_is_said_once_with_both_sources(config:
     p = pack({}, ["slide#1", "rule#1"], [], chunks, max_chars=3500)
     text = generate("个人借款单笔最多能借多少？", p, "fact", {}, None, config).text
     assert text == "均可按借款办法办理借款，个人借款单笔不超过5万元[1][2]。"
+
+
+def test_a_cited_document_the_context_says_was_repealed_gets_a_note(config: Config) -> None:
+    chunks = {**MORE, "registry#1": _c("registry#1", "制度一览", "《旧差旅办法》自2024年7月1日起废止。")}
+    p = pack({}, ["old#2", "registry#1"], [], chunks, max_chars=3500)
+    p = dataclasses.replace(p, repealed={"old": Repealed("旧差旅办法", "2024-07-01", "registry#1")})
+    text = generate("旧差旅办法北京A类人员住宿标准多少？", p, "fact", {}, None, config).text
+    assert text.endswith("北京的A类人员为800元[1]。注：《旧差旅办法》已于2024年7月1日废止[2]。")

@@ -135,6 +135,8 @@ def test_a_table_row_answers_and_the_current_version_is_cited_first(demo_kb: Kno
     # asking for the old version by name brings its table back
     old = answer(demo_kb, "2021版住宿费限额标准中北京A类人员是多少？", options=PipelineOptions(today=TODAY, log=False))
     assert "800元" in old.answer and old.citations[0].doc_id == "travel-policy-2021", old.answer
+    # and says that this version is no longer in force, citing the statement
+    assert "》已于2024年7月1日废止[" in old.answer, old.answer
 
 
 def test_every_demo_question_is_found_with_its_citations_in_the_context(

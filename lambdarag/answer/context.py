@@ -44,6 +44,15 @@ class Piece:
 
 
 @dataclass(frozen=True)
+class Repealed:
+    """A document repealed by a statement in the context: its title, since when, and the statement's chunk."""
+
+    title: str
+    since: str | None
+    chunk_id: str
+
+
+@dataclass(frozen=True)
 class Packed:
     """The context text, its pieces, which evidence chunks made it in or not, and one citation per number."""
 
@@ -52,6 +61,7 @@ class Packed:
     included: list[str]
     omitted: list[str]
     citations: list[Citation]
+    repealed: dict[str, Repealed] = field(default_factory=dict)  # doc id -> what says it was repealed
 
     def summary(self) -> dict[str, Any]:
         return {"chars": len(self.text), "pieces": [p.summary() for p in self.pieces],

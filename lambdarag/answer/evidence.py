@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from lambdarag.answer.context import Packed, Repealed
 from lambdarag.answer.sentences import AMOUNT, score_text
 from lambdarag.answer.slots import document_chunks
 from lambdarag.answer.tables import question_grams
@@ -49,7 +50,7 @@ def expand_evidence(question: str, keywords: Sequence[str], intent: str, fused_i
                     cues: Collection[str] = ()) -> list[Added]:
     """Chunks to add to the fused evidence: best siblings of the top documents, repeal statements.
 
-    ``cues`` are words that say what kind of question it is (the intent keywords), not what it is about.
+    ``cues`` are words that ask for a comparison (the compare intent's keywords), not what it is about.
     """
     retrieved = [c for c in fused_ids if c in chunks]
     docs = top_docs(retrieved, chunks, COMPARE_SIDES if intent == "compare" else 1)
@@ -154,3 +155,14 @@ def best_sibling(question: str, keywords: Sequence[str], doc_id: str, retrieved:
     have = max((s for s, _, cid in scored if cid in retrieved), default=0.0)
     best_score, _, best_id = max(scored)  # ties: the earlier chunk
     return best_id if best_score >= have + MIN_GAIN else None
+
+
+def repealed_in(packed: Packed, versions: VersionIndex) -> dict[str, Repealed]:
+    """Documents of the packed context repealed by a statement that is in the context too (for the answer's note)."""
+    cited = {c.chunk_id for c in packed.citations}
+    out: dict[str, Repealed] = {}
+    for citation in packed.citations:
+        repeal = versions.repeals.get(citation.doc_id)
+        if repeal is not None and repeal.chunk_id in cited and citation.doc_id not in out:
+            out[citation.doc_id] = Repealed(citation.title, repeal.since, repeal.chunk_id)
+    return out

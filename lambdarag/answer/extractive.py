@@ -9,6 +9,7 @@ citations like an LLM answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from lambdarag.answer.sentences import (
 )
 from lambdarag.answer.slots import slot_sources
 
+_CITED = re.compile(r"\[(\d{1,3})\]")
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
 # person/process slots already come from tables and lists; an overview quotes whole small tables instead
 TABLE_FIRST_SKIP = frozenset({"person", "process", "synthesis"})
@@ -36,6 +38,34 @@ EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],
                       keywords: Sequence[str] = ()) -> str:
+    """The answer lines, then a note for each cited document that the context says was repealed."""
+    text = _answer_lines(question, packed, intent, slots, keywords)
+    return text + "".join(repeal_notes(text, packed))
+
+
+def repeal_notes(text: str, packed: Packed) -> list[str]:
+    """"注：《X》已于2024年7月1日废止[n]。" for each document the text cites whose repeal the context states."""
+    numbers = {c.chunk_id: c.n for c in packed.citations}
+    cited = {int(n) for n in _CITED.findall(text)}
+    notes = []
+    for citation in packed.citations:
+        repealed = packed.repealed.get(citation.doc_id)
+        if repealed is None or citation.n not in cited or repealed.chunk_id not in numbers:
+            continue
+        when = f"已于{_cn_date(repealed.since)}" if repealed.since else "已"
+        note = f"注：《{repealed.title}》{when}废止[{numbers[repealed.chunk_id]}]。"
+        if note not in notes:
+            notes.append(note)
+    return notes
+
+
+def _cn_date(iso: str) -> str:
+    """"2024-07-01" -> "2024年7月1日" ("2024-07" -> "2024年7月")."""
+    parts = [int(p) for p in iso.split("-") if p.isdigit()]
+    return "".join(f"{v}{unit}" for v, unit in zip(parts, ("年", "月", "日"), strict=False))
+
+
+def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], keywords: Sequence[str]) -> str:
     """Table lines, else slot sentences for person/process/data, then the best evidence sentences."""
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
     if table:
