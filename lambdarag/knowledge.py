@@ -46,7 +46,7 @@ class KnowledgeBase:
                 f"domain {domain.name!r} has no extracted chunks in {domain.processed_dir}",
                 f"run: lambdarag build --domain {domain.name}",
             )
-        channels, errors = load_channels(domain)
+        channels, errors = load_channels(domain, chunks=chunk_list)
         return cls(
             domain=domain,
             config=domain.config,

@@ -2,7 +2,8 @@
 
 Every channel module (bm25, vector, graph, wiki) defines:
     build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult
-    load(domain: Domain) -> Channel     # raises IndexMismatchError when missing or stale
+    load(domain: Domain, chunks: list[Chunk] | None = None) -> Channel
+                                        # raises IndexMismatchError when missing or stale
 and its Channel answers search(query, k) -> list[Hit] over chunk ids.
 """
 
@@ -15,7 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 from lambdarag.errors import LambdaRAGError
-from lambdarag.records import Hit
+from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
     from lambdarag.domain import Domain
@@ -55,9 +56,13 @@ def channel_module(name: str) -> ModuleType:
 
 
 def load_channels(
-    domain: Domain, names: Sequence[str] | None = None
+    domain: Domain, names: Sequence[str] | None = None, chunks: Sequence[Chunk] | None = None
 ) -> tuple[dict[str, Channel], dict[str, str]]:
-    """Load the enabled channels; a channel that cannot load is reported, never fatal."""
+    """Load the enabled channels; a channel that cannot load is reported, never fatal.
+
+    ``chunks``, when the caller already read them, saves every channel re-reading chunks.jsonl
+    to check its manifest's chunks hash.
+    """
     wanted = names if names is not None else [
         n for n, c in domain.config.retrieval.channels.items() if c.enabled
     ]
@@ -65,7 +70,7 @@ def load_channels(
     errors: dict[str, str] = {}
     for name in wanted:
         try:
-            loaded[name] = channel_module(name).load(domain)
+            loaded[name] = channel_module(name).load(domain, chunks)
         except LambdaRAGError as exc:
             errors[name] = str(exc)
         except (ImportError, OSError, ValueError) as exc:

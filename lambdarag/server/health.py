@@ -59,6 +59,10 @@ def embedding_part(st: ServerState) -> dict[str, Any]:
     if cfg.backend == "none":
         return {"ok": True, "state": "disabled"}
     if cfg.backend == "local":
+        from lambdarag.models.embeddings import local_available, local_unavailable_error
+
+        if not local_available():
+            return {"ok": False, "state": "unavailable", "error": str(local_unavailable_error())}
         return {"ok": True, "state": "local", "model": cfg.model}
     return service_part(True, cfg.base_url, cfg.api_key_env)
 
