@@ -28,9 +28,6 @@ from lambdarag.query.temporal import expand_years
 from lambdarag.records import Hit, PipelineOptions
 from lambdarag.text import normalize
 
-# Score cut for chunks of a superseded or repealed document when the question does not ask about history
-# (answer/versions.py decides which); read from retrieval.superseded_penalty once the config has that key.
-SUPERSEDED_PENALTY = 0.5
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
 POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
 TRACE_TOP = 5  # hits per channel shown in the trace
@@ -145,8 +142,8 @@ def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], unif
 
 
 def superseded_penalty(kb: KnowledgeBase) -> float:
-    """retrieval.superseded_penalty when the config carries it, else SUPERSEDED_PENALTY."""
-    return float(getattr(kb.config.retrieval, "superseded_penalty", SUPERSEDED_PENALTY))
+    """Score cut for chunks of a superseded or repealed document (answer/versions.py decides which)."""
+    return kb.config.retrieval.superseded_penalty
 
 
 def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date) -> dict[str, str]:

@@ -30,7 +30,6 @@ from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit, PipelineOptions, Turn
 from lambdarag.retrieve import (
-    SUPERSEDED_PENALTY,
     ChannelRun,
     channel_pool,
     demoted_documents,
@@ -419,4 +418,4 @@ def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -
     order = [f.chunk_id for f in r.fused]
     assert order.index("policy-2024#0001") < order.index("policy-2021#0001")
     assert retrieval_trace(r)["versions"]["demoted"]["policy-2021"].startswith("other version")
-    assert {"superseded": -SUPERSEDED_PENALTY} in [f.boosts for f in r.fused]
+    assert {"superseded": -kb.config.retrieval.superseded_penalty} in [f.boosts for f in r.fused]
