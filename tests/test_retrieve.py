@@ -335,7 +335,7 @@ def hit_at_5(kb: KnowledgeBase, question: str, gold: list[str]) -> bool:
     r = retrieve(kb, question, exp, intent, PipelineOptions())
     kept = r.expansion or exp
     sequential = {"bm25": ChannelRun("bm25", kept.bm25_query, kb.channels["bm25"].search(kept.bm25_query, 30), 0.0)}
-    assert fuse(kb, sequential, intent, kept, PipelineOptions()).fused == r.fused
+    assert fuse(kb, sequential, intent, kept, PipelineOptions(), r.demoted).fused == r.fused
     return bool({kb.chunks[f.chunk_id].doc_id for f in r.fused[:5]} & set(gold))
 
 
