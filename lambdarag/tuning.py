@@ -63,11 +63,12 @@ class IntentTuning:
     train_after: float
     test_before: float
     test_after: float
+    min_gain: float = 0.0
 
     @property
     def improved(self) -> bool:
-        """Proposed only when the held-out MRR rises (a train-only gain is over-fitting)."""
-        return self.after != self.before and self.test_after > self.test_before + MIN_GAIN
+        """Proposed only when the held-out MRR rises by more than min_gain (a train-only gain is over-fitting)."""
+        return self.after != self.before and self.test_after > self.test_before + max(self.min_gain, MIN_GAIN)
 
 
 @dataclass
@@ -84,6 +85,7 @@ class TuningResult:
     min_samples: int = 0
     seed: int = 0
     holdout: float = 0.3
+    min_gain: float = 0.0
     sources: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -92,7 +94,7 @@ class TuningResult:
 
     @property
     def k_improved(self) -> bool:
-        return self.k_after != self.k_before and self.k_test_after > self.k_test_before + MIN_GAIN
+        return self.k_after != self.k_before and self.k_test_after > self.k_test_before + max(self.min_gain, MIN_GAIN)
 
     @property
     def changes(self) -> list[IntentTuning]:
@@ -166,8 +168,11 @@ def best_k(groups: Mapping[str, Sequence[Sample]], weights: Mapping[str, Mapping
 
 
 def tune(samples: Sequence[Sample], current: Mapping[str, Mapping[str, float]], k: int, min_samples: int = 20,
-         holdout: float = 0.3, seed: int = 0) -> TuningResult:
-    """Tune every intent with at least ``min_samples`` samples, then the shared k; held-out MRR decides."""
+         holdout: float = 0.3, seed: int = 0, min_gain: float = 0.01) -> TuningResult:
+    """Tune every intent with at least ``min_samples`` samples, then the shared k; held-out MRR decides.
+
+    A change is proposed only when it raises the held-out MRR by more than ``min_gain``.
+    """
     by_intent: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_intent[sample.intent].append(sample)
@@ -181,12 +186,13 @@ def tune(samples: Sequence[Sample], current: Mapping[str, Mapping[str, float]], 
         before = {c: float(current[intent].get(c, 0.0)) for c in CHANNEL_NAMES}
         after = coordinate_search(train, before, k)
         tuned.append(IntentTuning(intent, len(train), len(test), before, after, mean_mrr(train, before, k),
-                                  mean_mrr(train, after, k), mean_mrr(test, before, k), mean_mrr(test, after, k)))
+                                  mean_mrr(train, after, k), mean_mrr(test, before, k), mean_mrr(test, after, k),
+                                  min_gain))
     sources: dict[str, int] = defaultdict(int)
     for sample in samples:
         sources[sample.source] += 1
     result = TuningResult(tuned, thin, k, k, samples=len(samples), min_samples=min_samples, seed=seed,
-                          holdout=holdout, sources=dict(sources))
+                          holdout=holdout, min_gain=min_gain, sources=dict(sources))
     if tuned:
         _tune_k(result, trains, tests)
     return result
@@ -289,7 +295,7 @@ def render_patch(result: TuningResult, domain: str, when: str) -> str:
     for t in result.intents:
         if not t.improved:
             lines.append(f"# kept {t.intent}: held-out MRR {t.test_before:.3f} -> {t.test_after:.3f} "
-                         "(no held-out gain)")
+                         f"(gain not above {result.min_gain:g})")
     body: list[str] = []
     if result.changes:
         body += ["intents:", "  classes:"]

@@ -76,6 +76,10 @@ def test_no_gain_on_held_out_proposes_nothing() -> None:
                for i in range(25)]
     result = tune(samples, {"fact": FACT}, 60, min_samples=20)
     assert not result.changes and not result.k_improved
+    # a held-out gain no larger than min_gain is noise, not evidence
+    vector_liked = [make_sample(f"r{i}", "fact", log_record(i)["channels"], [f"doc{i}#0001"]) for i in range(25)]
+    assert tune(vector_liked, {"fact": FACT}, 60, min_samples=20).changes
+    assert not tune(vector_liked, {"fact": FACT}, 60, min_samples=20, min_gain=1.0).changes
 
 
 def test_logs_are_joined_with_ratings(domain: Domain) -> None:

@@ -26,6 +26,8 @@ def register(sub: Any) -> None:
     p.add_argument("--min-samples", type=int, default=20, help="samples an intent needs to be tuned (default 20)")
     p.add_argument("--holdout", type=float, default=0.3, help="held-out fraction per intent (default 0.3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the train / held-out split (default 0)")
+    p.add_argument("--min-gain", type=float, default=0.01,
+                   help="held-out MRR gain a change needs to be proposed (default 0.01)")
     p.add_argument("--apply", nargs="?", const="", default=None, metavar="PATCH",
                    help="merge the proposal (or a reviewed PATCH file) into instance.yml, keeping a backup")
     p.set_defaults(handler=cmd_tune)
@@ -84,7 +86,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     samples, notes = collect(domain, args.questions)
     print("\n".join(notes))
     result = tune(samples, current_weights(domain.config), domain.config.retrieval.rrf_k, args.min_samples,
-                  args.holdout, args.seed)
+                  args.holdout, args.seed, args.min_gain)
     if result.too_thin:
         print(thin_message(result))
         return 0
