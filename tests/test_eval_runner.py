@@ -157,6 +157,10 @@ def test_variants_and_baseline_pack_the_same_budget() -> None:
     assert names == ["full", "baseline", "only_bm25", "only_vector", "uniform_weights", "no_gate",
                      "no_entity_expansion"]
     assert all(v.options is None or v.options.log is False for v in default_variants(["bm25"]))
+    loo = {v.name: v.options.channels for v in default_variants(["bm25", "vector", "graph"], leave_one_out=True)
+           if v.options is not None and v.name.startswith("without_")}
+    assert loo == {"without_bm25": ("vector", "graph"), "without_vector": ("bm25", "graph"),
+                   "without_graph": ("bm25", "vector")}
     docs = [{"doc_id": d, "title": t, "text": x} for d, t, x in DOCS]
     baseline = NaiveBM25(docs)
     answer = baseline.answer("国家奖学金每年多少钱", max_chars=60)

@@ -32,6 +32,7 @@ def register(sub: Any) -> None:
     p.add_argument("--types", default="", help="comma-separated question types to keep")
     p.add_argument("--no-ablations", action="store_true", help="skip the single-channel and other ablations")
     p.add_argument("--no-baseline", action="store_true", help="skip the naive BM25 baseline")
+    p.add_argument("--leave-one-out", action="store_true", help="also run every channel but one (per channel)")
     p.add_argument("--no-llm", action="store_true", help="force the embedded default even when an LLM is configured")
     p.add_argument("--cache-dir", type=Path, help="persistent embedding cache for --dataset "
                                                   "(default workspace/eval-cache/<data set>/)")
@@ -88,6 +89,7 @@ def settings_from(args: argparse.Namespace) -> EvalSettings:
     return EvalSettings(
         out=args.out, limit=args.limit, types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
         ablations=not args.no_ablations, baseline=not args.no_baseline, use_llm=not args.no_llm,
+        leave_one_out=args.leave_one_out,
         progress=args.progress, targets=parse_targets(args.targets), cache_dir=args.cache_dir,
         overrides=parse_overrides(args.overrides), keep_domain=args.keep_domain,
         command="lambdarag eval " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "eval"),

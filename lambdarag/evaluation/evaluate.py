@@ -30,6 +30,7 @@ class EvalSettings:
     limit: int | None = None  # first N questions only
     types: tuple[str, ...] = ()  # only these question types
     ablations: bool = True
+    leave_one_out: bool = False  # also every channel but one
     baseline: bool = True
     use_llm: bool = True
     progress: bool | None = None  # None: a bar on a terminal, a line per tenth otherwise
@@ -73,7 +74,8 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     doc_text = {str(d["doc_id"]): f"{d.get('title') or ''}\n{d.get('text') or ''}" for d in docs}
     levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs), doc_text)
     channels = sorted(kb.channels)
-    variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm)
+    variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,
+                                settings.leave_one_out)
     records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)
     summary = summarize(records)
     targets = check_targets(summary["summary"].get(FULL, {}), settings.targets)

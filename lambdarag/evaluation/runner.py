@@ -71,8 +71,11 @@ class Levels:
 
 
 def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
-                     use_llm: bool = True) -> list[Variant]:
-    """The full system first, then the naive baseline, each loaded channel alone and the three ablations."""
+                     use_llm: bool = True, leave_one_out: bool = False) -> list[Variant]:
+    """The full system first, then the naive baseline, each loaded channel alone and the three ablations.
+
+    ``leave_one_out`` adds one variant per channel with every other channel (what that channel adds).
+    """
     base = PipelineOptions(use_llm=use_llm, log=False)
     out = [Variant(FULL, "full system", base)]
     if baseline:
@@ -80,6 +83,9 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
     if not ablations:
         return out
     out += [Variant(f"only_{name}", f"{name} channel alone", replace(base, channels=(name,))) for name in channels]
+    if leave_one_out and len(channels) > 2:
+        out += [Variant(f"without_{name}", f"every channel but {name}",
+                        replace(base, channels=tuple(c for c in channels if c != name))) for name in channels]
     out += [
         Variant("uniform_weights", "fusion with weight 1 for every channel", replace(base, uniform_weights=True)),
         Variant("no_gate", "corrective gate off", replace(base, gate=False)),
