@@ -80,7 +80,8 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     summary = summarize(records)
     targets = check_targets(summary["summary"].get(FULL, {}), settings.targets)
     info = {
-        "name": name, "command": settings.command, "questions": len(questions), "started": started,
+        "name": name, "command": settings.command, "code": code_version(), "questions": len(questions),
+        "started": started,
         "seconds": round(seconds, 1), "domain": kb.domain.name, "channels": channels,
         "channel_errors": dict(kb.channel_errors),
         "embedding": f"{kb.config.embedding.backend}/{kb.config.embedding.model}/{kb.config.embedding.dim}",
@@ -93,6 +94,22 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     out = settings.out or default_out_dir(name)
     files = write_report(out, info, summary, records, targets)
     return EvalOutcome(summary, records, files, targets)
+
+
+def code_version() -> str:
+    """The checkout's commit (with "+changes" when the tree differs from it), for the report; "" outside git."""
+    import subprocess
+
+    from lambdarag.config import PROJECT_ROOT
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "lambdarag"],
+                               cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f"{commit}+changes" if dirty else commit
 
 
 def _llm_label(kb: KnowledgeBase, use_llm: bool) -> str:

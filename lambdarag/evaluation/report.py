@@ -139,7 +139,7 @@ def misses_section(records: Sequence[QuestionRecord]) -> list[str]:
 def meta_section(meta: Mapping[str, Any]) -> list[str]:
     """What was measured, on what, with which command."""
     lines = [f"# Evaluation report: {meta.get('name', '')}", ""]
-    for key in ("command", "dataset", "domain", "questions", "started", "seconds", "embedding", "llm",
+    for key in ("command", "code", "dataset", "domain", "questions", "started", "seconds", "embedding", "llm",
                 "channels", "channel_errors", "ranking_depth", "notes"):
         if meta.get(key) not in (None, "", [], {}):
             lines.append(f"- **{key}**: {meta[key]}")
