@@ -35,6 +35,7 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_bm25.py
 	$(PY) bench/bench_vector.py
 	$(PY) bench/bench_extract.py
+	$(PY) bench/bench_build.py --write
 
 ## lint: ruff and mypy
 lint: $(VENV)/.installed-test
