@@ -76,7 +76,7 @@ def render(rows: list[tuple[str, int, float]], source: str) -> str:
     lines = [
         SECTION, "",
         "`bench/bench_build.py` builds a throw-away domain from one corpus and times each step of the build",
-        "path (the dense-vector build is in the next section: its cost is the embedding model).", "",
+        'path (the dense-vector build is under "Dense vectors": its cost is the embedding model).', "",
         "```sh", ".venv/bin/python bench/bench_build.py --write", "```", "",
         f"Corpus: {source}. Machine: {platform.machine()}, {os.cpu_count()} CPUs (load average {load}), "
         f"Python {platform.python_version()}.", "",
