@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8080
 DOMAIN ?= demo
 
-.PHONY: serve test lint demo bench eval clean
+.PHONY: serve test lint demo bench eval eval-ci clean
 
 $(VENV)/.installed-serve: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,16 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_vector.py
 	$(PY) bench/bench_extract.py
 	$(PY) bench/bench_build.py --write
+
+## eval-ci: the eval test tier (small real subsets of ../shared/evaldata; skipped when absent)
+eval-ci: $(VENV)/.installed-test
+	$(VENV)/bin/pytest -q -m eval
+
+## eval: the full evaluation sets with the quality targets (exit 1 when a target is missed)
+EVALDATA ?= ../shared/evaldata
+eval: $(VENV)/.installed-test
+	$(PY) -m lambdarag eval --dataset $(EVALDATA)/domainrag_ruc --target recall@5=0.75 --target answer_in_context=0.85
+	$(PY) -m lambdarag eval --dataset $(EVALDATA)/cmrc2018_dev --target recall@1=0.93
 
 ## lint: ruff and mypy
 lint: $(VENV)/.installed-test
