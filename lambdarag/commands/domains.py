@@ -17,6 +17,13 @@ def add_domain_args(parser: argparse.ArgumentParser, required: bool = True) -> N
     parser.add_argument("--base-dir", default=None, help="knowledge base directory (default: config / env)")
 
 
+def add_progress_args(parser: argparse.ArgumentParser) -> None:
+    """--progress / --no-progress (default: a progress bar only on a terminal)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--progress", dest="progress", action="store_true", default=None, help="show a progress bar")
+    group.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("init", help="create a domain from knowledge-template/")
     p.add_argument("name", help="domain name: lowercase letters, digits, '-', '_'")

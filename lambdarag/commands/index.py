@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from lambdarag.commands.domains import add_domain_args
+from lambdarag.commands.domains import add_domain_args, add_progress_args
 from lambdarag.domain import Domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk
@@ -15,9 +15,7 @@ from lambdarag.records import Chunk
 def register(sub: Any) -> None:
     p = sub.add_parser("index", help="build the BM25 index of a domain from its extracted chunks")
     add_domain_args(p)
-    progress = p.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="show a progress bar")
-    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    add_progress_args(p)
     p.set_defaults(handler=cmd_index)
 
 

@@ -5,17 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lambdarag.commands.domains import add_domain_args
+from lambdarag.commands.domains import add_domain_args, add_progress_args
 from lambdarag.domain import open_domain
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("vectors", help="embed a domain's chunks (incremental, resumable) and publish the vector index")
     add_domain_args(p)
-    progress = p.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
-                          help="always show a progress bar (default: a bar on a terminal, log lines otherwise)")
-    progress.add_argument("--no-progress", dest="progress", action="store_false", help="no progress output")
+    add_progress_args(p)
     p.set_defaults(handler=cmd_vectors)
 
 

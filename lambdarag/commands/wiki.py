@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lambdarag.commands.domains import add_domain_args
+from lambdarag.commands.domains import add_domain_args, add_progress_args
 from lambdarag.domain import open_domain
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("wiki", help="build the entity graph, then compile the wiki pages and index them")
     add_domain_args(p)
-    progress = p.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="show a progress bar")
-    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    add_progress_args(p)
     p.set_defaults(handler=cmd_wiki)
 
 
