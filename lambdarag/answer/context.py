@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.slots import slot_sources
+from lambdarag.channels.graph import PATH_LABELS
 from lambdarag.records import Chunk, Hit
 from lambdarag.result import Citation
 
@@ -178,7 +179,8 @@ def _relation_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk]) -> list[_
         if hit.path in seen:
             continue
         seen.add(hit.path)
-        drafts.append(_Draft("relation", hit.chunk_id, "关系：" + " → ".join(hit.path)))
+        readable = " → ".join(PATH_LABELS.get(step, step) for step in hit.path)  # belongs_to → 隶属
+        drafts.append(_Draft("relation", hit.chunk_id, "关系：" + readable))
         if len(drafts) == MAX_RELATIONS:
             break
     return drafts
