@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI
+from llm_clients import client
 
 from lambdarag.answer.context import Repealed, pack
 from lambdarag.answer.generate import AnswerStream, generate, not_found_answer
@@ -27,25 +27,9 @@ CHUNKS = {
 }
 
 
-_CLIENTS: list[LLMClient] = []
-
-
 @pytest.fixture(scope="module")
 def config() -> Config:
     return load_config()
-
-
-@pytest.fixture(autouse=True)
-def close_clients() -> Iterator[None]:
-    """Close every LLM client a test made: timed-out requests leave sockets the GC would warn about."""
-    yield
-    while _CLIENTS:
-        _CLIENTS.pop()._client.close()
-
-
-def client(cfg: Config) -> LLMClient:
-    _CLIENTS.append(LLMClient.from_settings(cfg.llm))
-    return _CLIENTS[-1]
 
 
 def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:

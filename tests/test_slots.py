@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI
+from llm_clients import client
 
 from lambdarag.answer.slots import SlotResult, document_title, fill_slots, slot_evidence, validate_slots
 from lambdarag.answer.tables import parse_table
@@ -54,25 +54,9 @@ FEES = Chunk(
 )
 
 
-_CLIENTS: list[LLMClient] = []
-
-
 @pytest.fixture(scope="module")
 def config() -> Config:
     return load_config()
-
-
-@pytest.fixture(autouse=True)
-def close_clients() -> Iterator[None]:
-    """Close every LLM client a test made: timed-out requests leave sockets the GC would warn about."""
-    yield
-    while _CLIENTS:
-        _CLIENTS.pop()._client.close()
-
-
-def client(cfg: Config) -> LLMClient:
-    _CLIENTS.append(LLMClient.from_settings(cfg.llm))
-    return _CLIENTS[-1]
 
 
 def test_table_parser_reads_pipe_rows_with_caption() -> None:
