@@ -70,7 +70,7 @@ def llm_kb(base_kb: KnowledgeBase) -> Iterator[Callable[..., tuple[KnowledgeBase
 
     yield make
     for client in clients:  # close pooled connections (timed-out ones included) before the servers go
-        client._client.close()
+        client.close()
     for fake in servers:
         fake.__exit__(None, None, None)
 
