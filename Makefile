@@ -44,8 +44,10 @@ eval-ci: $(VENV)/.installed-test
 ## eval: the full evaluation sets with the quality targets (exit 1 when a target is missed)
 EVALDATA ?= ../shared/evaldata
 eval: $(VENV)/.installed-test
-	$(PY) -m lambdarag eval --dataset $(EVALDATA)/domainrag_ruc --target recall@5=0.75 --target answer_in_context=0.85
-	$(PY) -m lambdarag eval --dataset $(EVALDATA)/cmrc2018_dev --target recall@1=0.93
+	status=0; \
+	$(PY) -m lambdarag eval --dataset $(EVALDATA)/domainrag_ruc --target recall@5=0.75 --target answer_in_context=0.85 || status=1; \
+	$(PY) -m lambdarag eval --dataset $(EVALDATA)/cmrc2018_dev --target recall@1=0.93 || status=1; \
+	exit $$status
 
 ## lint: ruff and mypy
 lint: $(VENV)/.installed-test
