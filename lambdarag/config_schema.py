@@ -177,6 +177,7 @@ class WikiConfig:
     min_mentions: int = field(metadata=rng(1, 1000))
     summary_sentences: int = field(metadata=rng(1, 50))
     llm_summaries: bool
+    body_match_intents: tuple[str, ...] = field(metadata=choice(*INTENT_NAMES))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ def order(fused: Sequence[Fused]) -> list[Fused]:
     return sorted(fused, key=lambda f: (-f.score, f.best_rank, f.chunk_id))
 
 
+def without_matches(hits: Sequence[Hit], key: str, value: str) -> list[Hit]:
+    """The hits whose ``extra[key]`` is not ``value``, ranked again 1..n in their order."""
+    kept = [h for h in hits if h.extra.get(key) != value]
+    return [h if h.rank == rank else dataclasses.replace(h, rank=rank) for rank, h in enumerate(kept, start=1)]
+
+
 def weighted_rrf(rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int) -> list[Fused]:
     """score(c) = Σ_i w_i / (k + rank_i(c)) over the channels i that ranked c (weighted RRF)."""
     ranks: dict[str, dict[str, int]] = {}

@@ -20,8 +20,9 @@ from typing import Any
 
 from lambdarag.answer.versions import version_index
 from lambdarag.channels import Channel
+from lambdarag.channels import wiki as wiki_channel
 from lambdarag.corrective import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
-from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf
+from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf, without_matches
 from lambdarag.knowledge import KnowledgeBase
 from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import expand_years
@@ -160,6 +161,9 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     cfg = kb.config.retrieval
     # hits on chunk ids the store does not know come from a stale index: they cannot be shown
     rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
+    if "wiki" in rankings and intent not in kb.config.wiki.body_match_intents:
+        # pages the question does not name, matched by their text alone, do not vote for this intent
+        rankings["wiki"] = without_matches(rankings["wiki"], wiki_channel.MATCH, wiki_channel.BODY)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
     fused = weighted_rrf(rankings, weights, cfg.rrf_k)
     if intent == "data":

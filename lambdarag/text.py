@@ -27,6 +27,7 @@ _IDENT_RE = r"[a-z0-9]+(?:[./\-_:][a-z0-9]+)*"
 _PART_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _DIGITS_RE = re.compile(r"\d+")
 _ASCII_ALNUM_RE = re.compile(r"[a-z0-9]")
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
@@ -131,9 +132,12 @@ class Tokenizer:
     def keywords(self, text: str) -> list[str]:
         """Content words for overlap and matching: identifiers whole, deduplicated in order.
 
-        Single characters match almost any text, so they count only when nothing longer is left.
+        Single characters match almost any text, so they count only when nothing longer is left; a run of
+        single CJK characters next to each other (a name the dictionary does not know: 赵鹏 → 赵/鹏) is
+        one keyword.
         """
-        words = [t for t in self._scan(normalize(text), split=False) if t not in self._stop]
+        words = [t for t in _join_single_runs(self._scan(normalize(text), split=False), self._stop)
+                 if t not in self._stop]
         unique = list(dict.fromkeys(words))
         longer = [w for w in unique if len(w) > 1]
         return longer or unique
@@ -182,6 +186,22 @@ class Tokenizer:
             cut = filter(_is_content, _segmenter(frozenset())(word))
             parts = self._parts[word] = [p for p in cut if p != word]
         return parts
+
+
+def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> list[str]:
+    """Adjacent single CJK characters that are not stopwords joined into one word: 赵 鹏 的 → 赵鹏 的."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if len(word) == 1 and _CJK_RE.match(word) and word not in stop:
+            run.append(word)
+            continue
+        if run:
+            out.extend(["".join(run)] if len(run) > 1 else run)
+            run = []
+        if word:
+            out.append(word)
+    return out
 
 
 def _bounded(term: str) -> str:

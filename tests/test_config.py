@@ -46,7 +46,7 @@ def test_defaults_carry_the_design_weights() -> None:
         got = cfg.intents.classes[intent].weights
         assert tuple(got[c] for c in CHANNEL_NAMES) == weights
         assert len(cfg.intents.classes[intent].keywords) >= 8
-    assert cfg.retrieval.rrf_k == 60
+    assert cfg.retrieval.rrf_k == 20
     assert cfg.corrective.threshold == pytest.approx(0.30)
     assert cfg.context.max_chars == 3500
     assert set(cfg.intents.classes) == set(INTENT_NAMES)
@@ -88,7 +88,7 @@ query:
 """)
     cfg, paths = load_config_with_sources(inst)
     assert cfg.retrieval.final_top_k == 5
-    assert cfg.retrieval.rrf_k == 60
+    assert cfg.retrieval.rrf_k == 20
     kw = cfg.intents.classes["process"].keywords
     assert kw["报销"] == 1.5 and kw["流程"] == 2.0, "mapping merges: defaults stay"
     assert cfg.slots.intents == ("person", "process", "data", "fact")

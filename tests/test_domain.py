@@ -63,7 +63,7 @@ def test_cli_init_and_config_mark_overrides(tmp_path: Path, capsys: pytest.Captu
     assert main(["config", "--domain", "demo", "--base-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "  final_top_k: 5  # <- instance.yml" in out
-    assert "  rrf_k: 60\n" in out
+    assert "  rrf_k: 20\n" in out
 
 
 def test_cli_expected_errors_are_one_line_and_exit_nonzero(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import itertools
 
 import pytest
 
-from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf
+from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf, without_matches
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
 
@@ -131,3 +133,11 @@ def test_version_preference_scales_chunks_of_demoted_documents_and_records_it() 
     assert old.score == pytest.approx(0.5 / 61) and old.boosts == {"superseded": -0.5}
     assert version_preference(fused, chunks, {"old": "repealed"}, 0.0) == fused
     assert version_preference(fused, chunks, {}, 0.5) == fused
+
+
+def test_without_matches_drops_marked_hits_and_ranks_the_rest_again() -> None:
+    marked = [dataclasses.replace(h, extra={"match": m})
+              for h, m in zip(hits("wiki", "a#0", "b#0", "c#0"), ["body", "named", "named"], strict=True)]
+    kept = without_matches(marked, "match", "body")
+    assert [(h.chunk_id, h.rank) for h in kept] == [("b#0", 1), ("c#0", 2)]
+    assert without_matches(hits("bm25", "a#0"), "match", "body") == hits("bm25", "a#0")  # unmarked hits stay

@@ -155,6 +155,9 @@ def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[s
     """The same fusion computed one channel after another, without the pool."""
     settings = kb.config.retrieval
     rankings = {n: kb.channels[n].search(exp.query_for(n), settings.channels[n].top_k) for n in reversed(CHANNELS)}
+    if intent not in kb.config.wiki.body_match_intents:
+        rankings["wiki"] = [h for h in rankings["wiki"] if h.extra["match"] == "named"]
+        rankings["wiki"] = [dataclasses.replace(h, rank=n) for n, h in enumerate(rankings["wiki"], start=1)]
     weights = dict(kb.config.intents.classes[intent].weights)
     fused = weighted_rrf(rankings, weights, settings.rrf_k)
     if intent == "data":
@@ -265,7 +268,8 @@ def test_failed_and_slow_channels_are_left_out_with_the_reason(small: Domain) ->
     assert runs["wiki"].error == "RuntimeError: wiki pages unreadable"
     outcome = fuse(kb, runs, "fact", exp, PipelineOptions())
     assert set(outcome.weights) == {"bm25", "vector"}
-    expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 0.5}, 60)
+    expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 0.5},
+                             kb.config.retrieval.rrf_k)
     assert outcome.fused == [f for f in expected if f.chunk_id != "zz#9"]  # unknown (stale) ids dropped
 
 

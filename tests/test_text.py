@@ -105,6 +105,12 @@ def test_keywords_fall_back_to_single_characters() -> None:
     assert Tokenizer().keywords("的吗？") == []
 
 
+def test_keywords_join_runs_of_single_characters() -> None:
+    # a name the dictionary does not know is cut into characters: kept whole, not dropped
+    assert Tokenizer().keywords("赵鹏的职业是什么？") == ["赵鹏", "职业"]
+    assert Tokenizer().keywords("鹏的职业") == ["职业"]  # a lone character still counts only when nothing else does
+
+
 def test_keyword_overlap() -> None:
     assert keyword_overlap([], "anything") == 0.0
     assert keyword_overlap(["报销", "发票"], "报销须附发票原件") == 1.0

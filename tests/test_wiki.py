@@ -182,6 +182,14 @@ def test_wiki_search_maps_pages_to_source_chunks(indexed: tuple[Domain, list[Chu
     assert channel.search("今天天气怎么样", 3) == []
 
 
+def test_wiki_hits_say_whether_the_question_names_the_page(indexed: tuple[Domain, list[Chunk]]) -> None:
+    channel = wiki.load(*indexed)
+    named = channel.search("报账大厅在哪里？", 5)
+    assert named[0].extra == {"match": "named"}
+    body = channel.search("周五下午几点停止办理", 10)  # names no page: only page texts match
+    assert body and {h.extra["match"] for h in body} == {"body"}
+
+
 def test_hand_edits_reach_search_after_recompile(indexed: tuple[Domain, list[Chunk]]) -> None:
     domain, chunks = indexed
     path = domain.wiki_dir / "会计核算科.md"

@@ -9,8 +9,10 @@ manifest, instead of following half-saved files in an editor.
 
 A page's score (BM25 normalised to the best page, plus TITLE_BOOST · specificity when the question
 names the page's title or an alias) is spread over its source chunks, best first: the j-th source gets
-score · SPREAD^j. Each hit carries the page id and an excerpt (summary and key facts, at most
-EXCERPT_CHARS) as side text for the context.
+score · SPREAD^j. Each hit carries the page id, an excerpt (summary and key facts, at most
+EXCERPT_CHARS) as side text for the context, and in ``extra["match"]`` whether the question names the
+page ("named") or only the page's text matched ("body"); fusion keeps body matches only for the intents
+of ``wiki.body_match_intents``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25 defaults, as in the BM25 channel
 TITLE_BOOST = 1.0  # added to the normalised BM25 score when the question names the page
 SPREAD = 0.8  # the j-th source chunk of a page gets page score · SPREAD^j
 EXCERPT_CHARS = 600
+MATCH, NAMED, BODY = "match", "named", "body"  # Hit.extra[MATCH]: the question names the page, or only its text matched
 _SECTION = re.compile(r"^##\s*(\S+)\s*$", re.MULTILINE)
 
 
@@ -163,31 +166,33 @@ class WikiChannel:
         self.tokenizer = tokenizer
         self.n_chunks = n_chunks
 
-    def page_scores(self, query: str) -> list[tuple[float, IndexedPage]]:
-        """Pages with a positive score, best first: normalised BM25 plus the title/alias boost."""
+    def page_scores(self, query: str) -> list[tuple[float, IndexedPage, bool]]:
+        """Pages with a positive score, best first: normalised BM25 plus the title/alias boost, and whether named."""
         raw = [float(v) for v in self.model.scores(self.tokenizer.tokens(query))] if self.pages else []
         top = max(raw, default=0.0)
         text = normalize(entity_key(query))
         scored = []
         for page, value in zip(self.pages, raw, strict=True):
-            boost = TITLE_BOOST * specificity(page, self.n_chunks) if any(n in text for n in page.names) else 0.0
+            named = any(n in text for n in page.names)
+            boost = TITLE_BOOST * specificity(page, self.n_chunks) if named else 0.0
             score = (value / top if top > 0 else 0.0) + boost
             if score > 0:
-                scored.append((score, page))
+                scored.append((score, page, named))
         return sorted(scored, key=lambda item: (-item[0], item[1].slug))
 
     def search(self, query: str, k: int) -> list[Hit]:
-        """The k best source chunks of the best pages, each with its page id and excerpt."""
-        best: dict[str, tuple[float, IndexedPage]] = {}
-        for score, page in self.page_scores(query):
+        """The k best source chunks of the best pages, each with its page id, excerpt and how the page matched."""
+        best: dict[str, tuple[float, IndexedPage, bool]] = {}
+        for score, page, named in self.page_scores(query):
             for j, chunk_id in enumerate(page.sources):
                 value = score * SPREAD**j
                 if chunk_id not in best or value > best[chunk_id][0]:
-                    best[chunk_id] = (value, page)
+                    best[chunk_id] = (value, page, named)
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
         return [
-            Hit(chunk_id, score, rank, NAME, entities=(page.title,), page_id=page.slug, side_text=page.excerpt)
-            for rank, (chunk_id, (score, page)) in enumerate(ranked, start=1)
+            Hit(chunk_id, score, rank, NAME, entities=(page.title,), page_id=page.slug, side_text=page.excerpt,
+                extra={MATCH: NAMED if named else BODY})
+            for rank, (chunk_id, (score, page, named)) in enumerate(ranked, start=1)
         ]
 
 
