@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
@@ -99,6 +100,26 @@ def recency_boost(
         factor = boost / (1 + newest - latest[f.chunk_id]) if scope.newest else boost
         out.append(_boost(f, "recency", factor))
     return order(out)
+
+
+def parse_date(value: str) -> date | None:
+    """A normalised date ("2023", "2023-05", "2023-05-31") as the first day it covers; None when it is not one."""
+    parts = value.split("-")
+    try:
+        return date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1, int(parts[2]) if len(parts) > 2 else 1)
+    except (ValueError, IndexError):
+        return None
+
+
+def after_today(fused: Sequence[Fused], chunks: Mapping[str, Chunk], today: date, penalty: float) -> list[Fused]:
+    """Scale chunks of documents dated after ``today`` by (1 - penalty): asked as of a date, they did not exist yet."""
+    if not penalty:
+        return list(fused)
+    late = {f.chunk_id for f in fused if f.chunk_id in chunks
+            for d in [parse_date(chunks[f.chunk_id].doc_date)] if d is not None and d > today}
+    if not late:
+        return list(fused)
+    return order([_boost(f, "after_today", -penalty) if f.chunk_id in late else f for f in fused])
 
 
 def version_preference(fused: Sequence[Fused], chunks: Mapping[str, Chunk], demoted_docs: Mapping[str, str],

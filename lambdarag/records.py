@@ -24,6 +24,7 @@ class Chunk:
     is_table: bool = False
     dates: tuple[str, ...] = ()  # normalised "2023", "2023-03" or "2023-03-01"
     source: str = ""  # the raw file, relative to the domain's raw/
+    doc_date: str = ""  # the document's own date (published / issued), normalised like ``dates``; "" unknown
 
     @property
     def index_text(self) -> str:
@@ -41,6 +42,7 @@ class Chunk:
             "is_table": self.is_table,
             "dates": list(self.dates),
             "source": self.source,
+            "doc_date": self.doc_date,
         }
 
     @classmethod
@@ -55,6 +57,7 @@ class Chunk:
             is_table=bool(data.get("is_table", False)),
             dates=tuple(data.get("dates", ())),
             source=str(data.get("source", "")),
+            doc_date=str(data.get("doc_date", "")),
         )
 
 

@@ -22,7 +22,15 @@ from lambdarag.answer.versions import version_index
 from lambdarag.channels import Channel
 from lambdarag.channels import wiki as wiki_channel
 from lambdarag.corrective import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
-from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf, without_matches
+from lambdarag.fusion import (
+    Fused,
+    after_today,
+    recency_boost,
+    table_boost,
+    version_preference,
+    weighted_rrf,
+    without_matches,
+)
 from lambdarag.knowledge import KnowledgeBase
 from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import expand_years
@@ -172,6 +180,8 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     named_years = scope is not None and (scope.start_year is not None or scope.end_year is not None)
     if intent == "temporal" or named_years:
         fused = recency_boost(fused, kb.chunks, scope, cfg.recency_boost)
+    if intent not in HISTORY_INTENTS:
+        fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
     return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused))
 

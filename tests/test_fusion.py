@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from datetime import date
 
 import pytest
 
-from lambdarag.fusion import Fused, recency_boost, table_boost, version_preference, weighted_rrf, without_matches
+from lambdarag.fusion import (
+    Fused,
+    after_today,
+    recency_boost,
+    table_boost,
+    version_preference,
+    weighted_rrf,
+    without_matches,
+)
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
 
@@ -140,3 +149,15 @@ def test_without_matches_drops_marked_hits_and_ranks_the_rest_again() -> None:
     kept = without_matches(marked, "match", "body")
     assert [(h.chunk_id, h.rank) for h in kept] == [("b#0", 1), ("c#0", 2)]
     assert without_matches(hits("bm25", "a#0"), "match", "body") == hits("bm25", "a#0")  # unmarked hits stay
+
+
+def test_after_today_scales_documents_that_did_not_exist_yet() -> None:
+    chunks = {"old#0": chunk("old#0"), "new#0": chunk("new#0"), "undated#0": chunk("undated#0")}
+    chunks = {k: dataclasses.replace(c, doc_date=d)
+              for (k, c), d in zip(chunks.items(), ["2017-01-18", "2023-01", ""], strict=True)}
+    fused = weighted_rrf({"bm25": hits("bm25", "new#0", "old#0", "undated#0")}, {"bm25": 1.0}, 60)
+    as_of_2018 = after_today(fused, chunks, date(2018, 12, 31), 0.5)
+    assert [f.chunk_id for f in as_of_2018] == ["old#0", "undated#0", "new#0"]
+    assert as_of_2018[-1].boosts == {"after_today": -0.5}
+    assert after_today(fused, chunks, date(2026, 1, 1), 0.5) == fused  # nothing is after today
+    assert after_today(fused, chunks, date(2018, 12, 31), 0.0) == fused

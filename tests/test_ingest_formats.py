@@ -17,6 +17,7 @@ from test_ingest_support import (
 )
 
 from lambdarag.ingest import IngestSettings, extract_file, xlsx_reader
+from lambdarag.ingest.chunk import chunk_document
 from lambdarag.ingest.document import Document, Table
 
 SETTINGS = IngestSettings()
@@ -176,8 +177,8 @@ def test_csv_with_gb18030_and_semicolons(tmp_path: Path) -> None:
 
 def test_jsonl_one_document_per_line_with_ids_unchanged(tmp_path: Path) -> None:
     lines = [
-        {"doc_id": "policy/2024-01", "title": "住宿规定", "text": "住宿标准为每晚500元。"},
-        {"doc_id": "P 2", "title": "", "text": "第二篇。"},
+        {"doc_id": "policy/2024-01", "title": "住宿规定", "text": "住宿标准为每晚500元。", "date": "2024-01-05"},
+        {"doc_id": "P 2", "title": "", "text": "第二篇。", "date": "not a date"},
         {"doc_id": "policy/2024-01", "title": "重复", "text": "重复的编号。"},
         {"title": "缺编号", "text": "无"},
     ]
@@ -185,5 +186,7 @@ def test_jsonl_one_document_per_line_with_ids_unchanged(tmp_path: Path) -> None:
     path.write_text("\n".join([*(json.dumps(x, ensure_ascii=False) for x in lines), "{not json"]), encoding="utf-8")
     docs = extract_file(path, "corpus", SETTINGS)
     assert [(d.doc_id, d.title) for d in docs] == [("policy/2024-01", "住宿规定"), ("P 2", "P 2")]
+    assert [d.date for d in docs] == ["2024-01-05", ""]  # a line's date is the document's date
+    assert [c.doc_date for c in chunk_document(docs[0], SETTINGS)] == ["2024-01-05"]
     assert docs[0].notes == ("3 lines skipped: line 3: duplicate doc_id 'policy/2024-01'; line 4: no doc_id; "
                              "line 5: invalid JSON (Expecting property name enclosed in double quotes)",)

@@ -56,6 +56,7 @@ def chunk_document(doc: Document, settings: IngestSettings) -> list[Chunk]:
                 is_table=piece.is_table,
                 dates=find_dates(f"{breadcrumb}\n{piece.text}"),
                 source=doc.source,
+                doc_date=doc.date,
             )
         )
     return chunks

@@ -104,6 +104,7 @@ class Document:
     page_unit: str = ""  # "页" or "张幻灯片": how a page range is written in a locator
     needs_ocr_pages: tuple[int, ...] = ()  # pages without a text layer
     notes: tuple[str, ...] = ()  # what the operator should know (wrong extension, skipped lines)
+    date: str = ""  # the document's own date, normalised ("2023-05-31"); "" unknown
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -115,6 +116,7 @@ class Document:
             "page_unit": self.page_unit,
             "needs_ocr_pages": list(self.needs_ocr_pages),
             "notes": list(self.notes),
+            "date": self.date,
             "sections": [s.to_dict() for s in self.sections],
             "blocks": [b.to_dict() for b in self.blocks],
         }
@@ -132,6 +134,7 @@ class Document:
             page_unit=str(data.get("page_unit", "")),
             needs_ocr_pages=tuple(data.get("needs_ocr_pages", ())),
             notes=tuple(data.get("notes", ())),
+            date=str(data.get("date", "")),
         )
 
 

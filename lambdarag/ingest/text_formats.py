@@ -13,6 +13,7 @@ from pathlib import Path
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document
 from lambdarag.ingest.tables import build_table
+from lambdarag.timeexpr import find_dates
 
 _MAX_NOTED_LINES = 5
 _CN_NUM = "一二三四五六七八九十百千零〇两\\d"
@@ -187,7 +188,7 @@ def _sniff_delimiter(sample: str) -> str:
 
 
 def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
-    """One document per line {"doc_id", "title", "text"}; doc_ids are kept as they are."""
+    """One document per line {"doc_id", "title", "text"} and an optional "date"; doc_ids are kept as they are."""
     docs: list[Document] = []
     seen: set[str] = set()
     problems: list[str] = []
@@ -202,7 +203,7 @@ def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
         builder = DocBuilder(record["doc_id"], source, "jsonl")
         # a corpus line is already a retrieval unit, often a window cut mid-section: no headings
         add_plain_text(builder, record["text"], headings=False)
-        docs.append(builder.build(record["title"]))
+        docs.append(replace(builder.build(record["title"]), date=record["date"]))
     if not docs:
         first = f" ({problems[0]})" if problems else ""
         raise ExtractionError(f'no valid lines: expected {{"doc_id", "title", "text"}} per line{first}')
@@ -225,7 +226,17 @@ def _jsonl_record(line: str, seen: set[str]) -> tuple[dict[str, str], str]:
         return {}, f"duplicate doc_id {doc_id!r}"
     if not isinstance(data.get("text"), str):
         return {}, f"no text for {doc_id!r}"
-    return {"doc_id": doc_id, "title": str(data.get("title") or ""), "text": data["text"]}, ""
+    return {"doc_id": doc_id, "title": str(data.get("title") or ""), "text": data["text"],
+            "date": document_date(data.get("date"))}, ""
+
+
+def document_date(value: object) -> str:
+    """A line's "date" normalised ("2014-06-13", "2014-06", "2014"); "" when absent or not a date."""
+    text = str(value or "").strip()
+    if re.fullmatch(r"(?:19|20)\d{2}", text):
+        return text
+    found = find_dates(text[:40])
+    return found[0] if found else ""
 
 
 def _with_note(doc: Document, note: str) -> Document:
