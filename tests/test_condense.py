@@ -147,3 +147,10 @@ def test_rules_on_domainrag_conversations() -> None:
         result = condense(row["question"], history, None)
         rewritten += "它" not in result.question
     assert rewritten / len(follow_ups) >= 0.8
+
+
+def test_a_long_chain_keeps_the_organisation_it_started_with() -> None:
+    # named four turns back: the rules resolve the session (up to RULE_TURNS), not only the last three turns
+    history = turns(("高瓴人工智能学院是什么时候成立的", "2019年"), ("学院的院长是谁", "文继荣"),
+                    ("学院的学科建设在2022年取得了哪些成就", "…"), ("学院的核心课程有哪些", "…"))
+    assert condense("学院与哪些机构有合作项目？", history, None).question == "高瓴人工智能学院与哪些机构有合作项目？"

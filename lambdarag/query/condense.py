@@ -23,7 +23,8 @@ DEFAULT_PROMPT = (
     "以下是对话历史：\n{history}\n\n请把最后的追问改写成一个不依赖上下文、完整独立的问题，只输出改写后的问题。\n"
     "追问：{question}"
 )
-HISTORY_TURNS = 3  # turns searched back for an entity, and shown to the LLM
+HISTORY_TURNS = 3  # turns shown to the LLM
+RULE_TURNS = 8  # turns the rules resolve, oldest first, so a chain of follow-ups keeps the session's topic
 ANSWER_CHARS = 200  # an earlier answer is cut to this length in the LLM prompt
 GENERIC_HEAD_CHARS = 2
 ELLIPSIS_MAX_CHARS = 12  # longer questions without a lead word are taken as self-contained
@@ -170,7 +171,7 @@ def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | 
 def _resolved_history(history: Sequence[Turn]) -> list[Turn]:
     """Earlier turns with their own follow-ups resolved, so a chain of follow-ups keeps its entity."""
     resolved: list[Turn] = []
-    for turn in history[-HISTORY_TURNS:]:
+    for turn in history[-RULE_TURNS:]:
         resolved.append(Turn(_rule_condense(turn.question, resolved)[0], turn.answer))
     return resolved
 
