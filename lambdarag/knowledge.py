@@ -7,7 +7,7 @@ only a domain without any extracted chunks refuses to load.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,12 @@ class KnowledgeBase:
             tokenizer=query_tokenizer(channels, domain.config),
             llm=llm_from_config(domain.config),
         )
+
+    def entity_aliases(self) -> Mapping[str, Sequence[str]] | None:
+        """The entity graph's alias index (normalised alias → node names), None when the graph is not loaded."""
+        graph = self.channels.get("graph")
+        aliases = getattr(graph, "aliases", None)
+        return aliases if isinstance(aliases, Mapping) else None
 
     def health(self) -> dict[str, Any]:
         """Per channel "loaded" or its error, the LLM state, the chunk count; ok = some channel can answer."""

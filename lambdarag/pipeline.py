@@ -155,7 +155,7 @@ def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
     with req.stages.stage("expand"):
         today = req.options.today or date.today()
         req.expansion = expand_query(req.condensed.question, req.intent.intent, cfg, req.kb.tokenizer, today,
-                                     req.options.entity_expansion)
+                                     req.options.entity_expansion, req.kb.entity_aliases())
 
 
 def _inherited_intent(req: _Request, previous: Turn) -> IntentResult:

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 
-TOKENIZER_VERSION = 2  # bump when the token rules or the stopword list change: BM25 indexes record it
+TOKENIZER_VERSION = 3  # bump when the token rules or the stopword list change: BM25 indexes record it
 HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.

@@ -263,7 +263,8 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     for q in questions:
         condensed = condense(q.question, q.history, None, cfg.prompts.condense).question
         intent = classify(condensed, cfg.intents, None).intent
-        expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(), True)
+        expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(), True,
+                                 kb.entity_aliases())
         runs = run_channels(kb, expansion, PipelineOptions(log=False))
         rankings = {name: [h.chunk_id for h in run.hits] for name, run in runs.items() if run.error is None}
         gold = set(q.gold_doc_ids)

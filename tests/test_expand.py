@@ -9,7 +9,8 @@ import pytest
 
 from lambdarag.config import load_config
 from lambdarag.config_schema import Config
-from lambdarag.query.expand import expand_query, find_synonyms
+from lambdarag.entities import Entity
+from lambdarag.query.expand import entity_names, expand_query, find_synonyms
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text import Tokenizer
 
@@ -98,3 +99,13 @@ def test_domain_synonyms_expand_both_ways(tmp_path: Path) -> None:
 def test_find_synonyms_ignores_unrelated_groups() -> None:
     assert find_synonyms("住宿标准", ["住宿", "标准"], {"差旅费": ("出差费",)}) == {}
     assert find_synonyms("差旅费和出差费", ["差旅费", "出差费"], {"差旅费": ("出差费",)}) == {}
+
+
+def test_entity_expansion_adds_the_graph_names_the_question_does_not_say() -> None:
+    entities = [Entity("人大文学院", "org", 0, 5), Entity("中国人民大学", "org", 6, 12)]
+    aliases = {"人大文学院": ["中国人民大学文学院"], "中国人民大学": ["中国人民大学"]}
+    question = "人大文学院和中国人民大学"
+    # a name the question already says is not repeated: doubling it only weighs a common name up
+    assert entity_names(question, entities, aliases) == ["中国人民大学文学院"]
+    assert entity_names(question, entities, {}) == []
+    assert entity_names(question, entities, None) == ["人大文学院", "中国人民大学"]  # no graph: the names

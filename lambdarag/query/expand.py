@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any
 
 from lambdarag.config_schema import Config
-from lambdarag.entities import Entity, extract_entities
+from lambdarag.entities import Entity, entity_key, extract_entities
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text import Tokenizer, normalize
 
@@ -89,6 +89,23 @@ def find_synonyms(question: str, keywords: Sequence[str], table: Mapping[str, Se
     return found
 
 
+def entity_names(question: str, entities: Sequence[Entity], aliases: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """The names the question's entities go by in the documents and the question does not say itself.
+
+    With the entity graph's alias index, an entity asked by an alias ("人大文学院") brings the name its
+    graph node has ("文学院"); without it, each entity's own name (the earlier behaviour).
+    """
+    if aliases is None:
+        return [e.name for e in entities]
+    text = normalize(question)
+    out: list[str] = []
+    for entity in entities:
+        for node in aliases.get(normalize(entity_key(entity.name)), ()):
+            if normalize(node) not in text:
+                out.append(node)
+    return out
+
+
 def expand_query(
     question: str,
     intent: str,
@@ -96,6 +113,7 @@ def expand_query(
     tokenizer: Tokenizer,
     today: date,
     entity_expansion: bool = True,
+    aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> Expansion:
     """Per-channel queries for ``question`` under ``intent``, relative to ``today`` for temporal phrases."""
     entities = query_entities(question)
@@ -107,7 +125,7 @@ def expand_query(
     synonyms = find_synonyms(question, keywords, config.query.synonyms)
     extra: list[str] = []
     if entity_expansion and intent not in NO_ENTITY_EXPANSION:
-        extra += [e.name for e in entities if e.kind in _EXPANDED_KINDS]
+        extra += entity_names(question, [e for e in entities if e.kind in _EXPANDED_KINDS], aliases)
     extra += [w for words in synonyms.values() for w in words]
     extra += [y for y in expand_years(scope) if y not in question]
     bm25_query = " ".join([question, *dict.fromkeys(extra)])
