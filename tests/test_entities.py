@@ -35,6 +35,8 @@ def pattern_relations(sentence: str, subject: str | None = None) -> set[tuple[st
         ("学校财经工作领导小组是预算管理的决策机构。", ["学校财经工作领导小组"]),
         ("国家发展和改革委员会印发通知。", ["国家发展和改革委员会"]),
         ("经济与管理学院、外国语学院的学生。", ["经济与管理学院", "外国语学院"]),
+        ("中国人民大学应用经济学院是哪一年组建的", ["中国人民大学应用经济学院"]),  # 应用 is not the verb 用
+        ("请使用财务处的系统，先了解财务处的规定。", ["财务处", "财务处"]),
     ],
 )
 def test_organisations(text: str, expected: list[str]) -> None:
@@ -53,6 +55,7 @@ def test_organisations(text: str, expected: list[str]) -> None:
         "依据江大财〔2022〕9号文件执行。",  # a document number
         "学生本科阶段所有费用均在学期初缴纳。",  # 本科, 所有
         "怎么办理报销？具体怎么办？",
+        "与哪些国家的大学签订了院际学生交换协议",  # 大学签订了院 is a clause
     ],
 )
 def test_no_false_organisations(text: str) -> None:
