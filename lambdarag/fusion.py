@@ -74,7 +74,7 @@ def table_boost(fused: Sequence[Fused], chunks: Mapping[str, Chunk], boost: floa
 
 def chunk_years(chunk: Chunk) -> list[int]:
     """Years of the dates stored on a chunk ("2023", "2023-03", "2023-03-01")."""
-    return sorted({int(d[:4]) for d in chunk.dates if d[:4].isdigit()})
+    return sorted({int(d[:4]) for d in (*chunk.dates, chunk.doc_date) if d[:4].isdigit()})
 
 
 def recency_boost(

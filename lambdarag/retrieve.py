@@ -33,7 +33,7 @@ from lambdarag.fusion import (
 )
 from lambdarag.knowledge import KnowledgeBase
 from lambdarag.query.expand import Expansion
-from lambdarag.query.temporal import expand_years
+from lambdarag.query.temporal import as_of_scope, expand_years
 from lambdarag.records import Hit, PipelineOptions
 from lambdarag.text import normalize
 
@@ -180,6 +180,9 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     named_years = scope is not None and (scope.start_year is not None or scope.end_year is not None)
     if intent == "temporal" or named_years:
         fused = recency_boost(fused, kb.chunks, scope, cfg.recency_boost)
+    elif options.today is not None and intent not in HISTORY_INTENTS:
+        # asked as of a given date, naming no time itself: what was current then, the latest first
+        fused = recency_boost(fused, kb.chunks, as_of_scope(options.today), cfg.recency_boost)
     if intent not in HISTORY_INTENTS:
         fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))

@@ -11,13 +11,14 @@ import pytest
 from lambdarag.fusion import (
     Fused,
     after_today,
+    chunk_years,
     recency_boost,
     table_boost,
     version_preference,
     weighted_rrf,
     without_matches,
 )
-from lambdarag.query.temporal import TimeScope
+from lambdarag.query.temporal import TimeScope, as_of_scope
 from lambdarag.records import Chunk, Hit
 
 
@@ -161,3 +162,13 @@ def test_after_today_scales_documents_that_did_not_exist_yet() -> None:
     assert as_of_2018[-1].boosts == {"after_today": -0.5}
     assert after_today(fused, chunks, date(2026, 1, 1), 0.5) == fused  # nothing is after today
     assert after_today(fused, chunks, date(2018, 12, 31), 0.0) == fused
+
+
+def test_asked_as_of_a_date_the_latest_document_up_to_that_year_ranks_first() -> None:
+    dated = {"n2016#0": "2016-01-20", "n2017#0": "2017-01-18", "n2023#0": "2023-01-10"}
+    chunks = {cid: dataclasses.replace(chunk(cid), doc_date=d) for cid, d in dated.items()}
+    assert chunk_years(dataclasses.replace(chunk("x#0", dates=("2021-03",)), doc_date="2023-05-31")) == [2021, 2023]
+    fused = weighted_rrf({"bm25": hits("bm25", "n2023#0", "n2016#0", "n2017#0")}, {"bm25": 1.0}, 60)
+    as_of = recency_boost(fused, chunks, as_of_scope(date(2017, 12, 31)), 0.3)
+    assert [f.chunk_id for f in as_of][:2] == ["n2017#0", "n2016#0"]  # 2023 lies outside "up to 2017"
+    assert as_of[0].boosts == {"recency": 0.3} and as_of[1].boosts == {"recency": 0.15}

@@ -36,6 +36,11 @@ class TimeScope:
         return {"start_year": self.start_year, "end_year": self.end_year, "newest": self.newest, "phrase": self.phrase}
 
 
+def as_of_scope(today: date) -> TimeScope:
+    """The scope of a question asked as of ``today`` that names no time: up to that year, the latest first."""
+    return TimeScope(None, today.year, True, f"as of {today.isoformat()}")
+
+
 def cn_number(text: str) -> int | None:
     """1-99 written in digits or simple Chinese numerals (五, 十, 十二, 二十, 两)."""
     if text.isdigit():
