@@ -6,8 +6,11 @@ them on every chunk; the temporal boost compares them with the asked range).
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date
+
+from lambdarag.errors import InputError
 
 # --- Dates in documents -------------------------------------------------------------------------
 
@@ -97,3 +100,24 @@ def _cn_small(numeral: str | None) -> str | None:
 
 
 # --- Query-side temporal expressions (added separately) -----------------------------------------
+
+
+_AS_OF_RE = re.compile(r"^\s*(\d{4})(?:[-/.年](\d{1,2})(?:[-/.月](\d{1,2})日?)?月?)?\s*$")
+
+
+def parse_as_of(value: object) -> date | None:
+    """"2023" → 2023-12-31, "2023-05" → 2023-05-31, "2023-05-06" → that day; empty → None."""
+    if value is None or str(value).strip() == "":
+        return None
+    match = _AS_OF_RE.match(str(value))
+    if not match:
+        raise InputError(f"as_of {value!r} is not a date", "write it as YYYY, YYYY-MM or YYYY-MM-DD")
+    year = int(match.group(1))
+    month = int(match.group(2) or 12)
+    if not 1 <= month <= 12:
+        raise InputError(f"as_of {value!r} has month {month}", "write it as YYYY, YYYY-MM or YYYY-MM-DD")
+    day = int(match.group(3) or calendar.monthrange(year, month)[1])
+    try:
+        return date(year, month, day)
+    except ValueError as exc:
+        raise InputError(f"as_of {value!r} is not a valid date", "check the day of the month") from exc

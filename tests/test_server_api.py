@@ -83,6 +83,13 @@ def test_follow_up_uses_the_session(client: FlaskClient) -> None:
     assert alone["session_id"] != first["session_id"] and alone["condensed"] == "它的联系人是谁？"
 
 
+def test_ask_as_of_a_date_reaches_the_pipeline(client: FlaskClient) -> None:
+    body = client.post("/api/ask", json={"question": "住宿费标准是多少？", "as_of": "2021-06"}).get_json()
+    assert body["found"] is True
+    trace = client.get(f"/api/trace/{body['request_id']}", headers=AUTH).get_json()
+    assert trace["trace"]["options"]["today"] == "2021-06-30"
+
+
 def test_unknown_session_id_starts_a_session_under_that_id(client: FlaskClient) -> None:
     body = client.post("/api/ask", json={"question": "住宿费标准是多少？", "session_id": "client-made-1"}).get_json()
     assert body["session_id"] == "client-made-1"

@@ -62,6 +62,8 @@ def error_of(response: Any, status: int, code: str | None = None) -> str:
         (b'{"session": "x", "question": "q"}', "unknown field"),
         (b'{"question": "q", "stream": "yes"}', "true or false"),
         (b'{"question": "q", "session_id": "../etc"}', "invalid session_id"),
+        (b'{"question": "q", "as_of": "last year"}', "'as_of': is not a date"),
+        (b'{"question": "q", "as_of": "2023-13"}', "'as_of': is not a date"),
         (b'{}', "is required"),
         (b"\xff\xfe", "not valid JSON"),
     ],

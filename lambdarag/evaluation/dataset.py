@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import calendar
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -14,8 +12,7 @@ from typing import Any
 from lambdarag.errors import InputError
 from lambdarag.evaluation.metrics import answer_alternatives
 from lambdarag.records import Turn
-
-_AS_OF_RE = re.compile(r"^\s*(\d{4})(?:[-/.年](\d{1,2})(?:[-/.月](\d{1,2})日?)?月?)?\s*$")
+from lambdarag.timeexpr import parse_as_of
 
 
 @dataclass(frozen=True)
@@ -37,24 +34,6 @@ class EvalQuestion:
     def alternatives(self) -> list[list[str]]:
         """Gold answer alternatives, each a list of required parts."""
         return answer_alternatives(self.answers, self.answer_sets)
-
-
-def parse_as_of(value: Any) -> date | None:
-    """"2023" → 2023-12-31, "2023-05" → 2023-05-31, "2023-05-06" → that day; empty → None."""
-    if value is None or str(value).strip() == "":
-        return None
-    match = _AS_OF_RE.match(str(value))
-    if not match:
-        raise InputError(f"as_of {value!r} is not a date", "write it as YYYY, YYYY-MM or YYYY-MM-DD")
-    year = int(match.group(1))
-    month = int(match.group(2) or 12)
-    if not 1 <= month <= 12:
-        raise InputError(f"as_of {value!r} has month {month}", "write it as YYYY, YYYY-MM or YYYY-MM-DD")
-    day = int(match.group(3) or calendar.monthrange(year, month)[1])
-    try:
-        return date(year, month, day)
-    except ValueError as exc:
-        raise InputError(f"as_of {value!r} is not a valid date", "check the day of the month") from exc
 
 
 def history_turns(raw: Any) -> tuple[Turn, ...]:

@@ -27,11 +27,11 @@ from lambdarag.server.common import (
     sse_response,
 )
 from lambdarag.server.state import ServerState, state
-from lambdarag.server.validation import get_bool, get_question, get_str, json_body
+from lambdarag.server.validation import get_as_of, get_bool, get_question, get_str, json_body
 
 log = logging.getLogger(__name__)
 bp = Blueprint("ask", __name__)
-ASK_FIELDS = ("question", "session_id", "stream")
+ASK_FIELDS = ("question", "session_id", "stream", "as_of")
 
 
 @bp.post("/api/ask")
@@ -41,22 +41,22 @@ def ask() -> Response:
     data = json_body(ASK_FIELDS)
     question = get_question(data, st.config.server.max_question_chars)
     stream = get_bool(data, "stream")
+    options = PipelineOptions(today=get_as_of(data))
     session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
     kb = st.holder.get()  # taken once: a reload meanwhile does not change this request's index
     if stream:
-        return sse_response(_stream(st, kb, question, history, session_id))
-    result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id,
-                                       options=PipelineOptions()))
+        return sse_response(_stream(st, kb, question, history, session_id, options))
+    result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id, options=options))
     remember_answer(st, result, session_id)
     response = jsonify(render_result(result, session_id))
     response.headers["X-Request-Id"] = str(result.get("request_id"))
     return response
 
 
-def _stream(st: ServerState, kb: Any, question: str, history: tuple[Turn, ...], session_id: str) -> Iterator[str]:
+def _stream(st: ServerState, kb: Any, question: str, history: tuple[Turn, ...], session_id: str,
+            options: PipelineOptions) -> Iterator[str]:
     try:
-        events = pipeline().answer_stream(kb, question, history=history, session_id=session_id,
-                                          options=PipelineOptions())
+        events = pipeline().answer_stream(kb, question, history=history, session_id=session_id, options=options)
         for kind, payload in events:
             if kind == "meta":
                 # the cited subset comes with the result; the packed candidates would only confuse a client

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import date
 from typing import Any
 
 from flask import request
 
 from lambdarag.errors import InputError
+from lambdarag.timeexpr import parse_as_of
 
 
 class FieldError(InputError):
@@ -54,6 +56,17 @@ def get_str(data: dict[str, Any], name: str, *, required: bool = False, max_char
     if max_chars is not None and len(value) > max_chars:
         raise FieldError(name, f"is {len(value)} characters long, the limit is {max_chars}", "shorten it")
     return value
+
+
+def get_as_of(data: dict[str, Any], name: str = "as_of") -> date | None:
+    """An optional "as of" date ("2023", "2023-05", "2023-05-06"): the question is asked as of that day."""
+    value = get_str(data, name, max_chars=32)
+    if value is None:
+        return None
+    try:
+        return parse_as_of(value)
+    except InputError as exc:
+        raise FieldError(name, f"is not a date: {value!r}", "write it as YYYY, YYYY-MM or YYYY-MM-DD") from exc
 
 
 def get_question(data: dict[str, Any], max_chars: int, name: str = "question") -> str:
