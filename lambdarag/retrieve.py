@@ -40,6 +40,7 @@ from lambdarag.text import normalize
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
 POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
 TRACE_TOP = 5  # hits per channel shown in the trace
+RANKING_DEPTH = 30  # fused chunk ids kept in the trace past the cut, for ranking metrics (recall@10 of documents)
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = 0
 _pool_lock = threading.Lock()
@@ -63,6 +64,7 @@ class FusionOutcome:
     weights: dict[str, float]
     fused: list[Fused]
     candidates: int = 0
+    ranking: list[str] = field(default_factory=list)  # chunk ids of the fused ranking past the cut (RANKING_DEPTH)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Retrieval:
     expansion: Expansion | None = None  # the expansion of the kept attempt
     candidates: int = 0
     demoted: dict[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
+    ranking: list[str] = field(default_factory=list)  # the fused ranking's chunk ids, deeper than final_top_k
 
 
 @dataclass(frozen=True)
@@ -186,7 +189,8 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     if intent not in HISTORY_INTENTS:
         fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
-    return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused))
+    return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused),
+                         [f.chunk_id for f in fused[: max(RANKING_DEPTH, cfg.final_top_k)]])
 
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -246,7 +250,7 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
 
 def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str]) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
-                     attempt.outcome.candidates, dict(demoted))
+                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking))
 
 
 def retrieval_trace(r: Retrieval) -> dict[str, Any]:
@@ -266,6 +270,7 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "weights": dict(r.weights),
         "candidates": r.candidates,
         "fused": [f.to_dict() for f in r.fused],
+        "ranking": list(r.ranking),  # the fused order past the cut: what evaluation ranks documents by
         "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
         "versions": {"demoted": dict(r.demoted)},
     }

@@ -176,3 +176,9 @@ def test_demo_with_the_local_embedder(tmp_path: Path) -> None:
     assert share >= GOLD_CITED_MIN, f"gold cited for {share:.1%}; " + report(runs, gold_cited)
     hits = sum(answer_hit(q, r) for q, r in runs) / len(runs)
     assert hits >= ANSWER_HIT_MIN_VECTORS, f"answer hit {hits:.1%}; " + report(runs, answer_hit)
+
+
+def test_the_trace_keeps_the_ranking_past_the_cut(demo_runs: list[tuple[dict[str, Any], Result]]) -> None:
+    _, result = demo_runs[0]
+    fused = [f["chunk_id"] for f in result.trace["fused"]]
+    assert len(fused) == 8 and result.trace["ranking"][:8] == fused and len(result.trace["ranking"]) == 30

@@ -148,6 +148,9 @@ def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: Knowledge
     assert trace["channels"]["bm25"]["candidates"] > 0 and trace["channels"]["bm25"]["error"] is None
     assert all(trace["channels"][n]["error"] is None for n in CHANNELS)
     assert trace["fused"][0]["chunk_id"] == r.fused[0].chunk_id
+    # the ranking goes on past the cut, in the same order, for ranking metrics
+    assert trace["ranking"][: len(r.fused)] == [f.chunk_id for f in r.fused]
+    assert len(trace["ranking"]) == min(r.candidates, 30) >= len(r.fused)
     assert trace["gate"]["overlap"] >= 0.3
 
 
