@@ -94,6 +94,7 @@ class RetrievalConfig:
     final_top_k: int = field(metadata=rng(1, 200))
     table_boost: float = field(metadata=rng(0, 10))
     recency_boost: float = field(metadata=rng(0, 10))
+    proximity_boost: float = field(metadata=rng(0, 10))
     superseded_penalty: float = field(metadata=rng(0, 1))
     channels: Mapping[str, ChannelConfig] = field(metadata={"keys": CHANNEL_NAMES, "all_keys": True})
 

@@ -12,6 +12,7 @@ from datetime import date
 
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
+from lambdarag.text import keyword_overlap, split_sentences
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,39 @@ def after_today(fused: Sequence[Fused], chunks: Mapping[str, Chunk], today: date
     if not late:
         return list(fused)
     return order([_boost(f, "after_today", -penalty) if f.chunk_id in late else f for f in fused])
+
+
+def proximity(keywords: Sequence[str], chunk: Chunk, span: int = 2) -> float:
+    """The largest share of ``keywords`` found within ``span`` consecutive sentences of the chunk, read with its
+    breadcrumb as every chunk is indexed; a table chunk (caption, header and rows) is one unit, its rows mean
+    nothing without the header."""
+    head = chunk.breadcrumb + "\n" if chunk.breadcrumb else ""
+    if chunk.is_table:
+        return keyword_overlap(keywords, chunk.index_text)
+    sentences = split_sentences(chunk.text) or [chunk.text]
+    return max(keyword_overlap(keywords, head + "".join(sentences[i : i + span]))
+               for i in range(max(1, len(sentences) - span + 1)))
+
+
+def proximity_boost(fused: Sequence[Fused], chunks: Mapping[str, Chunk], keywords: Sequence[str], boost: float,
+                    depth: int, span: int = 2) -> list[Fused]:
+    """Scale each of the first ``depth`` chunks by 1 + boost · (share of the query keywords found together within
+    ``span`` consecutive sentences of it).
+
+    Term proximity: of two chunks that share the question's words (overlapping windows of one page, a notice and
+    its neighbour), the one that holds them in one place — the sentence that answers — ranks first.
+    """
+    if not boost or not keywords:
+        return list(fused)
+    out = []
+    for n, f in enumerate(fused):
+        chunk = chunks.get(f.chunk_id)
+        if n >= depth or chunk is None:
+            out.append(f)
+            continue
+        best = proximity(keywords, chunk, span)
+        out.append(_boost(f, "proximity", boost * best) if best else f)
+    return order(out)
 
 
 def version_preference(fused: Sequence[Fused], chunks: Mapping[str, Chunk], demoted_docs: Mapping[str, str],

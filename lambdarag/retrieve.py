@@ -25,6 +25,7 @@ from lambdarag.corrective import TOP_N, GateDecision, core_rewrite, gate_reason,
 from lambdarag.fusion import (
     Fused,
     after_today,
+    proximity_boost,
     recency_boost,
     table_boost,
     version_preference,
@@ -177,6 +178,7 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
         rankings["wiki"] = without_matches(rankings["wiki"], wiki_channel.MATCH, wiki_channel.BODY)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
     fused = weighted_rrf(rankings, weights, cfg.rrf_k)
+    fused = proximity_boost(fused, kb.chunks, expansion.keywords, cfg.proximity_boost, RANKING_DEPTH)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, cfg.table_boost)
     scope = expansion.time_scope

@@ -12,6 +12,8 @@ from lambdarag.fusion import (
     Fused,
     after_today,
     chunk_years,
+    proximity,
+    proximity_boost,
     recency_boost,
     table_boost,
     version_preference,
@@ -172,3 +174,20 @@ def test_asked_as_of_a_date_the_latest_document_up_to_that_year_ranks_first() ->
     as_of = recency_boost(fused, chunks, as_of_scope(date(2017, 12, 31)), 0.3)
     assert [f.chunk_id for f in as_of][:2] == ["n2017#0", "n2016#0"]  # 2023 lies outside "up to 2017"
     assert as_of[0].boosts == {"recency": 0.3} and as_of[1].boosts == {"recency": 0.15}
+
+
+def test_proximity_prefers_the_chunk_holding_the_keywords_in_one_place() -> None:
+    together = dataclasses.replace(chunk("a#0"), text="开头一句。住宿费限额为每晚500元。其他说明。")
+    apart = dataclasses.replace(chunk("b#0"), text="住宿费另行说明。第二句。第三句。每晚标准见附件。第五句。"
+                                                   "第六句。限额另定。")
+    table = dataclasses.replace(chunk("t#0", is_table=True), text="地区 | 住宿费限额\n北京 | 900元")
+    keywords = ["住宿费", "限额", "每晚"]
+    assert proximity(keywords, together) == 1.0
+    assert proximity(keywords, apart) == pytest.approx(1 / 3)
+    assert proximity(keywords, table) == pytest.approx(2 / 3)  # a table is one unit: header and rows together
+    chunks = {c.chunk_id: c for c in (together, apart)}
+    fused = weighted_rrf({"bm25": hits("bm25", "b#0", "a#0")}, {"bm25": 1.0}, 60)
+    boosted = proximity_boost(fused, chunks, keywords, 1.0, depth=30)
+    assert [f.chunk_id for f in boosted] == ["a#0", "b#0"] and boosted[0].boosts == {"proximity": 1.0}
+    assert proximity_boost(fused, chunks, keywords, 0.0, depth=30) == fused
+    assert [f.chunk_id for f in proximity_boost(fused, chunks, keywords, 1.0, depth=1)] == ["b#0", "a#0"]

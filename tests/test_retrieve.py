@@ -19,7 +19,7 @@ from lambdarag.answer.versions import build_index, split_title
 from lambdarag.channels import bm25, channel_module
 from lambdarag.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
-from lambdarag.fusion import recency_boost, table_boost, weighted_rrf
+from lambdarag.fusion import proximity_boost, recency_boost, table_boost, weighted_rrf
 from lambdarag.ingest.build import extract_domain
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import load_chunks, write_chunks
@@ -163,6 +163,7 @@ def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[s
         rankings["wiki"] = [dataclasses.replace(h, rank=n) for n, h in enumerate(rankings["wiki"], start=1)]
     weights = dict(kb.config.intents.classes[intent].weights)
     fused = weighted_rrf(rankings, weights, settings.rrf_k)
+    fused = proximity_boost(fused, kb.chunks, exp.keywords, settings.proximity_boost, 30)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, settings.table_boost)
     if intent == "temporal":
@@ -187,7 +188,7 @@ def test_data_and_temporal_boosts_apply(kb: KnowledgeBase) -> None:
     exp = expand(kb, "文科学费是多少", "data")
     data = fuse(kb, run_channels(kb, exp, PipelineOptions()), "data", exp, PipelineOptions())
     table = chunk_with(kb, "5000")
-    assert kb.chunks[table].is_table and data.fused[0].chunk_id == table and data.fused[0].boosts == {"table": 0.3}
+    assert kb.chunks[table].is_table and data.fused[0].chunk_id == table and data.fused[0].boosts["table"] == 0.3
     exp = expand(kb, "最新的报销通知", "temporal")
     assert exp.time_scope == TimeScope(None, None, True, "最新")
     temporal = fuse(kb, run_channels(kb, exp, PipelineOptions()), "temporal", exp, PipelineOptions())
@@ -272,7 +273,8 @@ def test_failed_and_slow_channels_are_left_out_with_the_reason(small: Domain) ->
     outcome = fuse(kb, runs, "fact", exp, PipelineOptions())
     assert set(outcome.weights) == {"bm25", "vector"}
     expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 0.5},
-                             kb.config.retrieval.rrf_k)
+                            kb.config.retrieval.rrf_k)
+    expected = proximity_boost(expected, kb.chunks, exp.keywords, kb.config.retrieval.proximity_boost, 30)
     assert outcome.fused == [f for f in expected if f.chunk_id != "zz#9"]  # unknown (stale) ids dropped
 
 
@@ -425,4 +427,4 @@ def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -
     order = [f.chunk_id for f in r.fused]
     assert order.index("policy-2024#0001") < order.index("policy-2021#0001")
     assert retrieval_trace(r)["versions"]["demoted"]["policy-2021"].startswith("other version")
-    assert {"superseded": -kb.config.retrieval.superseded_penalty} in [f.boosts for f in r.fused]
+    assert -kb.config.retrieval.superseded_penalty in [f.boosts.get("superseded") for f in r.fused]
