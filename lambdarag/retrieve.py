@@ -166,16 +166,22 @@ def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date
     return version_index(kb.chunks).demoted(question, today)
 
 
+def fusion_inputs(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str) -> dict[str, list[Hit]]:
+    """The rankings weighted RRF fuses: the channels that answered, without hits on unknown chunk ids (a stale
+    index) and, unless the intent is one of wiki.body_match_intents, without wiki pages the question does not
+    name (matched by their text alone)."""
+    rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
+    if "wiki" in rankings and intent not in kb.config.wiki.body_match_intents:
+        rankings["wiki"] = without_matches(rankings["wiki"], wiki_channel.MATCH, wiki_channel.BODY)
+    return rankings
+
+
 def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
          options: PipelineOptions, demoted: Mapping[str, str] | None = None) -> FusionOutcome:
     """Weighted RRF over the channels that answered, the table (data) and recency (temporal) boosts, then the
     current-version preference (chunks of ``demoted`` documents scaled by 1 - superseded_penalty)."""
     cfg = kb.config.retrieval
-    # hits on chunk ids the store does not know come from a stale index: they cannot be shown
-    rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
-    if "wiki" in rankings and intent not in kb.config.wiki.body_match_intents:
-        # pages the question does not name, matched by their text alone, do not vote for this intent
-        rankings["wiki"] = without_matches(rankings["wiki"], wiki_channel.MATCH, wiki_channel.BODY)
+    rankings = fusion_inputs(kb, runs, intent)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
     fused = weighted_rrf(rankings, weights, cfg.rrf_k)
     fused = proximity_boost(fused, kb.chunks, expansion.keywords, cfg.proximity_boost, RANKING_DEPTH)

@@ -256,7 +256,7 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     from lambdarag.query.expand import expand_query
     from lambdarag.query.intent import classify
     from lambdarag.records import PipelineOptions
-    from lambdarag.retrieve import run_channels
+    from lambdarag.retrieve import fusion_inputs, run_channels
 
     cfg = kb.config
     samples = []
@@ -266,7 +266,8 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
         expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(), True,
                                  kb.entity_aliases())
         runs = run_channels(kb, expansion, PipelineOptions(log=False))
-        rankings = {name: [h.chunk_id for h in run.hits] for name, run in runs.items() if run.error is None}
+        # what fusion would see: the same filters as the pipeline (the proximity boost is not searched over)
+        rankings = {name: [h.chunk_id for h in hits] for name, hits in fusion_inputs(kb, runs, intent).items()}
         gold = set(q.gold_doc_ids)
         relevant = [c for ids in rankings.values() for c in ids if c in kb.chunks and kb.chunks[c].doc_id in gold]
         if gold:
