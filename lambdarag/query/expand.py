@@ -1,8 +1,9 @@
 """Query expansion: one query per channel from the (condensed) question.
 
-BM25 gets the question plus rule entities (skipped for ``compare``, whose two sides must keep
-equal weight), domain synonyms and the explicit years of a temporal phrase; the vector channel
-gets the question as is; graph and wiki get the question and match entities themselves.
+BM25 gets the question plus the other names its rule entities go by in the entity graph (skipped for
+``compare``, whose two sides must keep equal weight; without a graph, the entities' own names), domain
+synonyms and the explicit years of a temporal phrase; the vector channel gets the question as is; graph
+and wiki get the question and match entities themselves.
 """
 
 from __future__ import annotations
