@@ -123,16 +123,19 @@ def after_today(fused: Sequence[Fused], chunks: Mapping[str, Chunk], today: date
     return order([_boost(f, "after_today", -penalty) if f.chunk_id in late else f for f in fused])
 
 
-def proximity(keywords: Sequence[str], chunk: Chunk, span: int = 2) -> float:
-    """The largest share of ``keywords`` found within ``span`` consecutive sentences of the chunk, read with its
-    breadcrumb as every chunk is indexed; a table chunk (caption, header and rows) is one unit, its rows mean
-    nothing without the header."""
-    head = chunk.breadcrumb + "\n" if chunk.breadcrumb else ""
+def chunk_units(chunk: Chunk, span: int = 1) -> list[str]:
+    """The chunk's runs of ``span`` consecutive sentences, each read with its breadcrumb as every chunk is
+    indexed; a table chunk (caption, header and rows) is one unit, its rows mean nothing without the header."""
     if chunk.is_table:
-        return keyword_overlap(keywords, chunk.index_text)
+        return [chunk.index_text]
+    head = chunk.breadcrumb + "\n" if chunk.breadcrumb else ""
     sentences = split_sentences(chunk.text) or [chunk.text]
-    return max(keyword_overlap(keywords, head + "".join(sentences[i : i + span]))
-               for i in range(max(1, len(sentences) - span + 1)))
+    return [head + "".join(sentences[i : i + span]) for i in range(max(1, len(sentences) - span + 1))]
+
+
+def proximity(keywords: Sequence[str], chunk: Chunk, span: int = 2) -> float:
+    """The largest share of ``keywords`` found within one unit of ``span`` sentences of the chunk (chunk_units)."""
+    return max(keyword_overlap(keywords, unit) for unit in chunk_units(chunk, span))
 
 
 def proximity_boost(fused: Sequence[Fused], chunks: Mapping[str, Chunk], keywords: Sequence[str], boost: float,

@@ -21,8 +21,9 @@ from lambdarag.answer.sentences import AMOUNT, score_text
 from lambdarag.answer.slots import document_chunks
 from lambdarag.answer.tables import question_grams
 from lambdarag.answer.versions import VersionIndex
+from lambdarag.fusion import chunk_units
 from lambdarag.records import Chunk
-from lambdarag.text import normalize, split_sentences
+from lambdarag.text import normalize
 
 COMPARE_SIDES = 2
 REPEAL_DOCS = 3  # repeal statements are brought for documents among this many top evidence chunks
@@ -136,10 +137,9 @@ def best_unretrieved(aspect: Sequence[str], doc_id: str, retrieved: Sequence[str
 def aspect_score(weights: Mapping[str, float], chunk: Chunk) -> float:
     """The best weighted share of aspect words one sentence (or table) of the chunk holds, its breadcrumb counted."""
     total = sum(weights.values())
-    units = [chunk.text] if chunk.is_table else split_sentences(chunk.text)
     best = 0.0
-    for unit in units:
-        text = normalize(f"{chunk.breadcrumb} {unit}")
+    for unit in chunk_units(chunk):
+        text = normalize(unit)
         best = max(best, sum(w for k, w in weights.items() if normalize(k) in text) / total)
     return best + (VALUE_TIE if AMOUNT.search(chunk.text) else 0.0)
 
