@@ -6,13 +6,16 @@ RRF after Cormack, Clarke & Büttcher (SIGIR 2009), with a per-channel weight ch
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
-from lambdarag.text import keyword_overlap, split_sentences
+from lambdarag.text import keyword_share, normalize, split_sentences
+
+UNITS_CACHE = 4096  # chunks whose normalised sentence units are kept (proximity, evidence)
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,16 @@ def chunk_units(chunk: Chunk, span: int = 1) -> list[str]:
     return [head + "".join(sentences[i : i + span]) for i in range(max(1, len(sentences) - span + 1))]
 
 
+@functools.lru_cache(maxsize=UNITS_CACHE)
+def normalized_units(chunk: Chunk, span: int = 1) -> tuple[str, ...]:
+    """chunk_units, normalised; cached, since the same top chunks are read by request after request."""
+    return tuple(normalize(unit) for unit in chunk_units(chunk, span))
+
+
 def proximity(keywords: Sequence[str], chunk: Chunk, span: int = 2) -> float:
     """The largest share of ``keywords`` found within one unit of ``span`` sentences of the chunk (chunk_units)."""
-    return max(keyword_overlap(keywords, unit) for unit in chunk_units(chunk, span))
+    keys = [normalize(k) for k in keywords]
+    return max(keyword_share(keys, unit) for unit in normalized_units(chunk, span))
 
 
 def proximity_boost(fused: Sequence[Fused], chunks: Mapping[str, Chunk], keywords: Sequence[str], boost: float,

@@ -219,7 +219,9 @@ def _is_content(word: str) -> bool:
 
 def keyword_overlap(keywords: Sequence[str], text: str) -> float:
     """Fraction of ``keywords`` found in normalize(text); 0.0 when there are no keywords."""
-    if not keywords:
-        return 0.0
-    haystack = normalize(text)
-    return sum(1 for k in keywords if normalize(k) in haystack) / len(keywords)
+    return keyword_share([normalize(k) for k in keywords], normalize(text))
+
+
+def keyword_share(keys: Sequence[str], haystack: str) -> float:
+    """keyword_overlap for keys and text both normalised already (one text searched for many key sets)."""
+    return sum(1 for k in keys if k in haystack) / len(keys) if keys else 0.0

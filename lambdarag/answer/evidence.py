@@ -21,7 +21,7 @@ from lambdarag.answer.sentences import AMOUNT, score_text
 from lambdarag.answer.slots import document_chunks
 from lambdarag.answer.tables import question_grams
 from lambdarag.answer.versions import VersionIndex
-from lambdarag.fusion import chunk_units
+from lambdarag.fusion import normalized_units
 from lambdarag.records import Chunk
 from lambdarag.text import normalize
 
@@ -138,9 +138,9 @@ def aspect_score(weights: Mapping[str, float], chunk: Chunk) -> float:
     """The best weighted share of aspect words one sentence (or table) of the chunk holds, its breadcrumb counted."""
     total = sum(weights.values())
     best = 0.0
-    for unit in chunk_units(chunk):
-        text = normalize(unit)
-        best = max(best, sum(w for k, w in weights.items() if normalize(k) in text) / total)
+    keys = [(normalize(k), w) for k, w in weights.items()]
+    for text in normalized_units(chunk):
+        best = max(best, sum(w for k, w in keys if k in text) / total)
     return best + (VALUE_TIE if AMOUNT.search(chunk.text) else 0.0)
 
 
