@@ -30,8 +30,8 @@ import rank_bm25
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lambdarag.bm25 import BM25Okapi  # noqa: E402
-from lambdarag.text import Tokenizer, normalize, split_sentences  # noqa: E402
+from lambdarag.channels.okapi import BM25Okapi  # noqa: E402
+from lambdarag.text.tokenizer import Tokenizer, normalize, split_sentences  # noqa: E402
 
 EVALDATA = ROOT.parent / "shared" / "evaldata" / "domainrag_ruc"
 CHUNK_CHARS = 450  # the DomainRAG passages are about this long
@@ -166,7 +166,7 @@ def bench_size(n: int, texts: list[str], queries: list[list[str]], ref_queries: 
 def bench_channel_build(texts: list[str]) -> str:
     """Throughput of the whole channel build: entity dictionary, tokens, fit, atomic publish."""
     from lambdarag.channels import bm25
-    from lambdarag.domain import init_domain
+    from lambdarag.config.domain import init_domain
     from lambdarag.records import Chunk
 
     chunks = [Chunk(f"doc{i // 20}#{i % 20:04d}", f"doc{i // 20}", "", "", t) for i, t in enumerate(texts)]
@@ -200,9 +200,9 @@ def bench_quality() -> list[str]:
     """Retrieval quality of the tokenisation choices on DomainRAG (gold passage among the top 10)."""
     import rjieba
 
-    from lambdarag import text
     from lambdarag.channels.bm25 import entity_terms
     from lambdarag.records import Chunk
+    from lambdarag.text import tokenizer as text
 
     with (EVALDATA / "corpus.jsonl").open(encoding="utf-8") as fh:
         docs = [json.loads(line) for line in fh]

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lambdarag.channels.base import channel_module
 from lambdarag.commands.build import domain_chunks, run_extract
-from lambdarag.domain import Domain, init_domain
+from lambdarag.config.domain import Domain, init_domain
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINRAG = ROOT.parent / "shared" / "evaldata" / "domainrag_ruc" / "corpus.jsonl"

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lambdarag.channels import Channel, vector  # noqa: E402
-from lambdarag.domain import init_domain, open_domain  # noqa: E402
+from lambdarag.config.domain import init_domain, open_domain  # noqa: E402
 from lambdarag.models.embeddings import local_available, normalize_rows  # noqa: E402
 from lambdarag.records import Chunk  # noqa: E402
 
@@ -139,7 +139,7 @@ def bench_quality(work: Path, passages: list[dict[str, Any]]) -> dict[str, dict[
         return None
     from lambdarag.channels import bm25
     from lambdarag.evaluation.metrics import chunk_doc, doc_ranking, mrr_at_k, recall_at_k
-    from lambdarag.fusion import weighted_rrf
+    from lambdarag.retrieval.fusion import weighted_rrf
 
     root = work / "ruc"
     domain = open_domain("ruc", work) if root.is_dir() else init_domain("ruc", work)

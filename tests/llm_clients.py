@@ -6,7 +6,7 @@ warnings are errors here), so every client a test makes is closed when the test 
 
 from __future__ import annotations
 
-from lambdarag.config_schema import Config
+from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
 
 _CLIENTS: list[LLMClient] = []

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN_TOKEN = "test-admin-token"

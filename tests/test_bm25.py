@@ -1,4 +1,4 @@
-"""lambdarag.bm25.BM25Okapi against the reference rank_bm25.BM25Okapi on the same tokens."""
+"""lambdarag.channels.okapi.BM25Okapi against the reference rank_bm25.BM25Okapi on the same tokens."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import rank_bm25
 
-from lambdarag.bm25 import BM25Okapi, rank_scores
-from lambdarag.text import Tokenizer
+from lambdarag.channels.okapi import BM25Okapi, rank_scores
+from lambdarag.text.tokenizer import Tokenizer
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata" / "domainrag_ruc"
 

@@ -16,7 +16,7 @@ import pytest
 from lambdarag.channels import bm25
 from lambdarag.channels.base import load_channels
 from lambdarag.cli import main
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk
 
@@ -196,7 +196,7 @@ CHILD = """
 import json, sys, time
 from pathlib import Path
 from lambdarag.channels import bm25
-from lambdarag.domain import open_domain
+from lambdarag.config.domain import open_domain
 from lambdarag.records import Chunk
 
 base, marker = Path(sys.argv[1]), Path(sys.argv[2])

@@ -12,7 +12,7 @@ from fake_openai import FakeOpenAI
 
 from lambdarag.channels import graph
 from lambdarag.channels.base import load_channels
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.ingest.store import write_chunks
 from lambdarag.records import Chunk

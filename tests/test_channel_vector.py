@@ -15,7 +15,7 @@ from fake_openai import FakeOpenAI
 
 from lambdarag.channels import vector
 from lambdarag.channels.manifest import read_manifest
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
 from lambdarag.models.embeddings import local_available
 from lambdarag.records import Chunk

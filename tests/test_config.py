@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lambdarag.config import DEFAULT_CONFIG_FILE, load_config, load_config_with_sources, merge, secret
-from lambdarag.config_schema import CHANNEL_NAMES, INTENT_NAMES
+from lambdarag.config.load import DEFAULT_CONFIG_FILE, load_config, load_config_with_sources, merge, secret
+from lambdarag.config.schema import CHANNEL_NAMES, INTENT_NAMES
 from lambdarag.errors import ConfigError
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lambdarag.answer.context import Repealed, pack
 from lambdarag.answer.evidence import aspect_words, expand_evidence, repealed_in, with_added
-from lambdarag.answer.versions import build_index
 from lambdarag.records import Chunk, Hit
+from lambdarag.retrieval.versions import build_index
 
 
 def chunk(cid: str, text: str, title: str = "文档") -> Chunk:

@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from lambdarag.config import load_config
-from lambdarag.corrective import GateDecision, core_rewrite, core_terms, gate_reason, overlap_score
+from lambdarag.config.load import load_config
 from lambdarag.query.expand import expand_query
-from lambdarag.text import Tokenizer
+from lambdarag.retrieval.gate import GateDecision, core_rewrite, core_terms, gate_reason, overlap_score
+from lambdarag.text.tokenizer import Tokenizer
 
 TOKENIZER = Tokenizer()
 

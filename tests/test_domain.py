@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lambdarag.cli import main
-from lambdarag.domain import SUBDIRS, init_domain, knowledge_base_dir, open_domain
+from lambdarag.config.domain import SUBDIRS, init_domain, knowledge_base_dir, open_domain
 from lambdarag.errors import DomainError
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.config import load_config
+from lambdarag.config.load import load_config
 from lambdarag.errors import ServiceError
 from lambdarag.models.embeddings import (
     LocalE5Embedder,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lambdarag.entities import Entity, Relation, entity_key, extract_entities, extract_relations
+from lambdarag.graph.entities import Entity, Relation, entity_key, extract_entities, extract_relations
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
 

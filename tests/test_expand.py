@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from lambdarag.config import load_config
-from lambdarag.config_schema import Config
-from lambdarag.entities import Entity
+from lambdarag.config.load import load_config
+from lambdarag.config.schema import Config
+from lambdarag.graph.entities import Entity
 from lambdarag.query.expand import entity_names, expand_query, find_synonyms
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
-from lambdarag.text import Tokenizer
+from lambdarag.text.tokenizer import Tokenizer
 
 TODAY = date(2026, 3, 15)
 TOKENIZER = Tokenizer()

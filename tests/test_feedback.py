@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from lambdarag.config import load_config
-from lambdarag.config_schema import FeedbackConfig
+from lambdarag.config.load import load_config
+from lambdarag.config.schema import FeedbackConfig
 from lambdarag.errors import InputError
-from lambdarag.feedback import MISSING_LOG, QUERY_LOG, RATINGS_LOG, FeedbackLog
-from lambdarag.result import Citation, Result
+from lambdarag.feedback.log import MISSING_LOG, QUERY_LOG, RATINGS_LOG, FeedbackLog
+from lambdarag.pipeline.result import Citation, Result
 
 
 def settings(**changes: object) -> FeedbackConfig:

@@ -8,7 +8,9 @@ from datetime import date
 
 import pytest
 
-from lambdarag.fusion import (
+from lambdarag.query.temporal import TimeScope, as_of_scope
+from lambdarag.records import Chunk, Hit
+from lambdarag.retrieval.fusion import (
     Fused,
     after_today,
     chunk_years,
@@ -20,8 +22,6 @@ from lambdarag.fusion import (
     weighted_rrf,
     without_matches,
 )
-from lambdarag.query.temporal import TimeScope, as_of_scope
-from lambdarag.records import Chunk, Hit
 
 
 def hits(channel: str, *ids: str) -> list[Hit]:

@@ -12,8 +12,8 @@ from llm_clients import client
 
 from lambdarag.answer.context import Repealed, pack
 from lambdarag.answer.generate import AnswerStream, generate, not_found_answer
-from lambdarag.config import load_config
-from lambdarag.config_schema import Config
+from lambdarag.config.load import load_config
+from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
 from lambdarag.records import Chunk
 

@@ -11,7 +11,7 @@ from lambdarag.ingest import IngestSettings, chunk_document
 from lambdarag.ingest.chunk import split_sentences, table_texts
 from lambdarag.ingest.document import DocBuilder, Document, Table
 from lambdarag.ingest.tables import build_table
-from lambdarag.timeexpr import find_dates
+from lambdarag.text.dates import find_dates
 
 SENTENCE = "报销人应当在出差结束后三十日内提交单据。"  # 20 characters
 

@@ -15,7 +15,7 @@ from test_ingest_support import make_pdf, make_pptx, make_xlsx
 
 from lambdarag.errors import ExtractionError, IndexMismatchError
 from lambdarag.ingest import IngestSettings, extract_domain, load_chunks, store
-from lambdarag.ingest.build import doc_id_for
+from lambdarag.ingest.run import doc_id_for
 
 SETTINGS = IngestSettings()
 

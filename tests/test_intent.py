@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.config import load_config
-from lambdarag.config_schema import INTENT_NAMES, IntentsConfig
+from lambdarag.config.load import load_config
+from lambdarag.config.schema import INTENT_NAMES, IntentsConfig
 from lambdarag.models.llm import LLMClient
 from lambdarag.query.intent import classify, find_matches, score_intents
 

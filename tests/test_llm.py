@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.config import load_config
+from lambdarag.config.load import load_config
 from lambdarag.errors import ServiceError
 from lambdarag.models.llm import REPAIR_PROMPT, LLMClient, llm_from_config, parse_json
 

@@ -10,13 +10,13 @@ import pytest
 
 from lambdarag.cli import main
 from lambdarag.commands.build import build_domain
-from lambdarag.domain import Domain, init_domain, open_domain
-from lambdarag.feedback import MISSING_LOG, QUERY_LOG
-from lambdarag.knowledge import KnowledgeBase
-from lambdarag.pipeline import answer, answer_stream, search
+from lambdarag.config.domain import Domain, init_domain, open_domain
+from lambdarag.feedback.log import MISSING_LOG, QUERY_LOG
+from lambdarag.pipeline.result import Result
+from lambdarag.pipeline.run import answer, answer_stream, search
+from lambdarag.pipeline.trace import STAGES
 from lambdarag.records import PipelineOptions, Turn
-from lambdarag.result import Result
-from lambdarag.trace import STAGES
+from lambdarag.retrieval.knowledge import KnowledgeBase
 
 INSTANCE = """
 retrieval:

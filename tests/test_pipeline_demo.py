@@ -24,13 +24,13 @@ from typing import Any
 import pytest
 
 from lambdarag.commands.build import build_domain
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.evaluation.metrics import contains_answer
-from lambdarag.feedback import MISSING_LOG
-from lambdarag.knowledge import KnowledgeBase
-from lambdarag.pipeline import answer
+from lambdarag.feedback.log import MISSING_LOG
+from lambdarag.pipeline.result import Result
+from lambdarag.pipeline.run import answer
 from lambdarag.records import PipelineOptions, Turn
-from lambdarag.result import Result
+from lambdarag.retrieval.knowledge import KnowledgeBase
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "lambdarag" / "demo" / "questions.jsonl"
 TODAY = date(2025, 6, 30)  # the demo documents date from 2024; questions like 近三年 are asked "now"

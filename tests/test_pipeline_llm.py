@@ -14,12 +14,12 @@ from test_pipeline import DOCS, INSTANCE  # the same tiny real domain
 
 from lambdarag.answer.grounding import FLAG_MARK
 from lambdarag.commands.build import build_domain
-from lambdarag.domain import Domain, init_domain, open_domain
-from lambdarag.knowledge import KnowledgeBase
+from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.models.llm import LLMClient
-from lambdarag.pipeline import answer, answer_stream
+from lambdarag.pipeline.result import Result
+from lambdarag.pipeline.run import answer, answer_stream
 from lambdarag.records import PipelineOptions, Turn
-from lambdarag.result import Result
+from lambdarag.retrieval.knowledge import KnowledgeBase
 
 OPTIONS = PipelineOptions(today=date(2025, 6, 30), log=False)
 ANSWER = "教职工出差住宿费标准为每人每天不超过500元[1]。"

@@ -15,21 +15,20 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
-from lambdarag.answer.versions import build_index, split_title
 from lambdarag.channels import bm25, channel_module
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
-from lambdarag.fusion import proximity_boost, recency_boost, table_boost, weighted_rrf
-from lambdarag.ingest.build import extract_domain
+from lambdarag.ingest.run import extract_domain
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import load_chunks, write_chunks
-from lambdarag.knowledge import KnowledgeBase
 from lambdarag.query.condense import condense
 from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit, PipelineOptions, Turn
-from lambdarag.retrieve import (
+from lambdarag.retrieval.fusion import proximity_boost, recency_boost, table_boost, weighted_rrf
+from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.retrieval.retrieve import (
     ChannelRun,
     channel_pool,
     demoted_documents,
@@ -38,7 +37,8 @@ from lambdarag.retrieve import (
     retrieve,
     run_channels,
 )
-from lambdarag.text import Tokenizer
+from lambdarag.retrieval.versions import build_index, split_title
+from lambdarag.text.tokenizer import Tokenizer
 
 TODAY = date(2026, 3, 1)
 DIM = 64

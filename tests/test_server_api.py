@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from server_fixtures import ADMIN_TOKEN, copy_domain, shared_source
 
-from lambdarag.domain import Domain, open_domain
+from lambdarag.config.domain import Domain, open_domain
 from lambdarag.server import create_app
 
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -218,7 +218,7 @@ def test_traces_by_request_and_by_session(client: FlaskClient) -> None:
 
 
 def test_lookup_view_hands_out_only_new_chunks() -> None:
-    from lambdarag.server.evidence import lookup_view
+    from lambdarag.server.evidence_view import lookup_view
 
     result = {"request_id": "r", "session_id": "s", "found": True, "relevance": "REFERENCE",
               "citations": [{"n": 1, "chunk_id": "a#1", "excerpt": "摘"}, {"n": 2, "chunk_id": "b#1", "excerpt": "录"}]}

@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from server_fixtures import ADMIN_TOKEN, bare_domain
 
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
 from lambdarag.errors import DomainError
 from lambdarag.server import create_app
 
@@ -180,7 +180,7 @@ def test_readiness_probes_a_configured_llm(tmp_path: Path) -> None:
         domain = bare_domain(tmp_path / "knowledge")
         domain.instance_file.write_text(domain.instance_file.read_text(encoding="utf-8")
                                         + f"llm: {{enabled: true, base_url: '{fake.base_url}'}}\n", encoding="utf-8")
-        from lambdarag.domain import open_domain
+        from lambdarag.config.domain import open_domain
 
         app = create_app(open_domain("kb", tmp_path / "knowledge"))
         llm = app.test_client().get("/readyz").get_json()["parts"]["llm"]

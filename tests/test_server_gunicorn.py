@@ -13,7 +13,7 @@ import openai
 import pytest
 from server_fixtures import Gunicorn, copy_domain, gunicorn, http, shared_source
 
-from lambdarag.domain import Domain, open_domain
+from lambdarag.config.domain import Domain, open_domain
 
 CONCURRENT_REQUESTS = 48
 PARALLEL_CLIENTS = 12

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from server_fixtures import copy_domain, shared_source
 
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
 from lambdarag.server import create_app
 
 

@@ -24,7 +24,7 @@ from server_fixtures import (
     shared_source,
 )
 
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
 from lambdarag.server import create_app
 from lambdarag.server.holder import GENERATION_FILE
 

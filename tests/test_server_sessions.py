@@ -12,7 +12,7 @@ import pytest
 
 from lambdarag.errors import InputError, NotFoundError
 from lambdarag.records import Turn
-from lambdarag.sessions import SessionStore, check_session_id, new_session_id
+from lambdarag.server.sessions import SessionStore, check_session_id, new_session_id
 
 
 def test_turns_and_history_window(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from fake_openai import FakeOpenAI
 from llm_clients import client
 
 from lambdarag.answer.slots import SlotResult, document_title, fill_slots, slot_evidence, validate_slots
-from lambdarag.answer.tables import parse_table
-from lambdarag.config import load_config
-from lambdarag.config_schema import Config
+from lambdarag.answer.table_text import parse_table
+from lambdarag.config.load import load_config
+from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
 from lambdarag.records import Chunk
 

@@ -1,4 +1,4 @@
-"""Normalisation, sentences, tokens, keywords and overlap (lambdarag.text)."""
+"""Normalisation, sentences, tokens, keywords and overlap (lambdarag.text.tokenizer)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lambdarag import text
-from lambdarag.text import Tokenizer, keyword_overlap, normalize, split_sentences, stopwords
+from lambdarag.text import tokenizer as text
+from lambdarag.text.tokenizer import Tokenizer, keyword_overlap, normalize, split_sentences, stopwords
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
 DOMAINRAG = EVALDATA / "domainrag_ruc" / "corpus.jsonl"

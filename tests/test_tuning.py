@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from lambdarag.cli import main
-from lambdarag.config import load_config
-from lambdarag.domain import Domain, init_domain
-from lambdarag.tuning import (
+from lambdarag.config.domain import Domain, init_domain
+from lambdarag.config.load import load_config
+from lambdarag.tuning.weights import (
     coordinate_search,
     make_sample,
     mean_mrr,
@@ -143,8 +143,8 @@ def test_apply_right_away_and_bad_arguments(domain: Domain, capsys: pytest.Captu
 def test_labelled_questions_are_searched_at_full_depth(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from lambdarag.commands.build import build_domain
     from lambdarag.evaluation.dataset import load_questions
-    from lambdarag.knowledge import KnowledgeBase
-    from lambdarag.tuning import samples_from_questions
+    from lambdarag.retrieval.knowledge import KnowledgeBase
+    from lambdarag.tuning.weights import samples_from_questions
 
     domain = init_domain("labelled", tmp_path)
     domain.instance_file.write_text("embedding: {backend: none}\nretrieval:\n  channels:\n"

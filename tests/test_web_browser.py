@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from server_fixtures import Gunicorn, copy_domain, gunicorn, shared_source
 
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
 
 CHROMIUM = Path(os.environ.get("LAMBDARAG_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

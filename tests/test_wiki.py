@@ -17,13 +17,13 @@ from test_channel_graph import CORPUS, REBUILD, make_chunks, make_domain
 
 from lambdarag.channels import graph, wiki
 from lambdarag.cli import main
-from lambdarag.domain import Domain
-from lambdarag.entity_graph import build_graph
+from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError
+from lambdarag.graph.build import build_graph
 from lambdarag.ingest.store import load_chunks, write_chunks
 from lambdarag.records import Chunk
-from lambdarag.wiki import compile_wiki, key_facts, normalise_dates, slugify, summary_llm
-from lambdarag.wiki_pages import read_page
+from lambdarag.wiki.compile import compile_wiki, key_facts, normalise_dates, slugify, summary_llm
+from lambdarag.wiki.pages import read_page
 
 ROOT = Path(__file__).resolve().parents[1]
 

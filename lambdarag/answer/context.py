@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.slots import slot_sources
 from lambdarag.channels.graph import PATH_LABELS
+from lambdarag.pipeline.result import Citation
 from lambdarag.records import Chunk, Hit
-from lambdarag.result import Citation
 
 if TYPE_CHECKING:
-    from lambdarag.knowledge import KnowledgeBase
-    from lambdarag.retrieve import Retrieval
+    from lambdarag.retrieval.knowledge import KnowledgeBase
+    from lambdarag.retrieval.retrieve import Retrieval
 
 MAX_RELATIONS = 5
 MIN_TRUNCATED = 120  # a truncated first evidence chunk keeps at least this much, else it is left out

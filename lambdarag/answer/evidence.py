@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from lambdarag.answer.context import Packed, Repealed
 from lambdarag.answer.sentences import AMOUNT, score_text
 from lambdarag.answer.slots import document_chunks
-from lambdarag.answer.tables import question_grams
-from lambdarag.answer.versions import VersionIndex
-from lambdarag.fusion import normalized_units
+from lambdarag.answer.table_text import question_grams
 from lambdarag.records import Chunk
-from lambdarag.text import normalize
+from lambdarag.retrieval.fusion import normalized_units
+from lambdarag.retrieval.versions import VersionIndex
+from lambdarag.text.tokenizer import normalize
 
 COMPARE_SIDES = 2
 REPEAL_DOCS = 3  # repeal statements are brought for documents among this many top evidence chunks

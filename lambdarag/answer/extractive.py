@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lambdarag.answer.context import Packed
-from lambdarag.answer.lookup import Found, answering_tables
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     Scored,
@@ -25,6 +24,7 @@ from lambdarag.answer.sentences import (
     split_piece,
 )
 from lambdarag.answer.slots import slot_sources
+from lambdarag.answer.table_lookup import Found, answering_tables
 
 _CITED = re.compile(r"\[(\d{1,3})\]")
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer

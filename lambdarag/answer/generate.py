@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from lambdarag.answer.context import Packed
 from lambdarag.answer.extractive import extractive_answer
-from lambdarag.config_schema import Config
+from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
 
 if TYPE_CHECKING:

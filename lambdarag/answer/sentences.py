@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lambdarag.answer.context import Piece
-from lambdarag.answer.tables import ParsedTable, best_row, grams, parse_table, question_grams
-from lambdarag.text import keyword_overlap, normalize, split_sentences
-from lambdarag.timeexpr import find_dates
+from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
+from lambdarag.text.dates import find_dates
+from lambdarag.text.tokenizer import keyword_overlap, normalize, split_sentences
 
 MAX_SENTENCES = 3
 FLOOR = 0.6  # a sentence must score this share of the best one to be added

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from lambdarag.answer.lookup import Found, answering_tables, best_named_row
-from lambdarag.answer.tables import (
+from lambdarag.answer.table_lookup import Found, answering_tables, best_named_row
+from lambdarag.answer.table_text import (
     ParsedTable,
     best_column,
     best_row,

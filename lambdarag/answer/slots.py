@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.slot_rules import data_slots, person_slots, process_slots
-from lambdarag.answer.tables import match_score, question_grams
-from lambdarag.config_schema import Config
+from lambdarag.answer.table_text import match_score, question_grams
+from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
 from lambdarag.records import Chunk
 

@@ -19,7 +19,7 @@ from lambdarag.errors import LambdaRAGError
 from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
+    from lambdarag.config.domain import Domain
 
 CHANNEL_MODULES: dict[str, str] = {
     "bm25": "lambdarag.channels.bm25",

@@ -1,4 +1,4 @@
-"""The BM25 channel: jieba tokens with the domain dictionary, scored by lambdarag.bm25.BM25Okapi.
+"""The BM25 channel: jieba tokens with the domain dictionary, scored by lambdarag.channels.okapi.BM25Okapi.
 
 index/bm25/ holds the BM25 arrays (bm25.py's save format), chunk_ids.json (row i of the index is
 chunk i) and terms.txt, the dictionary the build tokenised with, so queries are cut the same way.
@@ -14,16 +14,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.bm25 import BM25Okapi
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import Manifest, chunks_hash, publish, read_manifest
-from lambdarag.entities import extract_entities
+from lambdarag.channels.okapi import BM25Okapi
 from lambdarag.errors import IndexMismatchError
+from lambdarag.graph.entities import extract_entities
 from lambdarag.records import Chunk, Hit
-from lambdarag.text import Tokenizer, normalize, terms_digest
+from lambdarag.text.tokenizer import Tokenizer, normalize, terms_digest
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
+    from lambdarag.config.domain import Domain
 
 NAME = "bm25"
 FORMAT_VERSION = 1

@@ -24,13 +24,13 @@ import networkx as nx
 
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
-from lambdarag.entity_graph import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.errors import IndexMismatchError
+from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.records import Chunk, Hit
-from lambdarag.text import Tokenizer, normalize
+from lambdarag.text.tokenizer import Tokenizer, normalize
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
+    from lambdarag.config.domain import Domain
     from lambdarag.models.llm import LLMClient
 
 NAME = "graph"

@@ -42,8 +42,8 @@ from lambdarag.models.embeddings import (
 from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
-    from lambdarag.config_schema import Config, EmbeddingConfig
-    from lambdarag.domain import Domain
+    from lambdarag.config.domain import Domain
+    from lambdarag.config.schema import Config, EmbeddingConfig
 
 NAME = "vector"
 FORMAT_VERSION = 1

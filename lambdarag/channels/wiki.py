@@ -1,6 +1,6 @@
 """The wiki channel: compiled pages searched by BM25 plus a title/alias match, mapped back to their source chunks.
 
-build() compiles domain.wiki_dir (lambdarag.wiki) from the entity graph, then indexes the pages as
+build() compiles domain.wiki_dir (lambdarag.wiki.compile) from the entity graph, then indexes the pages as
 they are on disk after the compile, so a page a person edited is indexed with their text. The
 index (index/wiki/: BM25 arrays, pages.json, terms.txt) is a snapshot: edits made later reach
 search at the next `python scripts/wiki_compile.py --domain NAME`, which keeps them and costs no
@@ -28,19 +28,19 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from lambdarag.bm25 import BM25Okapi
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
-from lambdarag.entities import entity_key
-from lambdarag.entity_graph import EXTRACTOR_VERSION
+from lambdarag.channels.okapi import BM25Okapi
 from lambdarag.errors import IndexMismatchError
+from lambdarag.graph.build import EXTRACTOR_VERSION
+from lambdarag.graph.entities import entity_key
 from lambdarag.records import Chunk, Hit
-from lambdarag.text import Tokenizer, normalize
-from lambdarag.wiki import compile_wiki, summary_llm
-from lambdarag.wiki_pages import GENERATED_SUFFIX, body_hash, read_page
+from lambdarag.text.tokenizer import Tokenizer, normalize
+from lambdarag.wiki.compile import compile_wiki, summary_llm
+from lambdarag.wiki.pages import GENERATED_SUFFIX, body_hash, read_page
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
+    from lambdarag.config.domain import Domain
 
 NAME = "wiki"
 FORMAT_VERSION = 1
@@ -116,7 +116,7 @@ def _graph(domain: Domain, chunks: Sequence[Chunk]) -> nx.DiGraph:
     try:
         return graph_channel.load(domain, chunks).graph
     except IndexMismatchError:
-        from lambdarag.entity_graph import build_graph
+        from lambdarag.graph.build import build_graph
 
         return build_graph(chunks, domain.config, graph_channel.llm_client(domain),
                            domain.index_dir / graph_channel.LLM_CACHE)[0]

@@ -9,7 +9,7 @@ from typing import Any
 
 from lambdarag.commands.domains import add_domain_args
 from lambdarag.errors import InputError
-from lambdarag.result import Result
+from lambdarag.pipeline.result import Result
 
 
 def register(sub: Any) -> None:
@@ -35,10 +35,10 @@ def parse_today(value: str | None) -> date | None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     # imported here: the retrieval stack loads jieba and numpy, which other subcommands do not need
-    from lambdarag.domain import open_domain
-    from lambdarag.knowledge import KnowledgeBase
-    from lambdarag.pipeline import answer
+    from lambdarag.config.domain import open_domain
+    from lambdarag.pipeline.run import answer
     from lambdarag.records import PipelineOptions
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
     if not args.question.strip():
         raise InputError("empty question", "pass the question as the last argument")

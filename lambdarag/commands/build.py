@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from lambdarag.channels.base import BuildResult, channel_module
 from lambdarag.commands.domains import add_domain_args
-from lambdarag.domain import Domain, open_domain
+from lambdarag.config.domain import Domain, open_domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError
 from lambdarag.records import Chunk
 
 if TYPE_CHECKING:  # the ingest package pulls in the document libraries: import it only when used
-    from lambdarag.ingest.build import ExtractReport
+    from lambdarag.ingest.run import ExtractReport
     from lambdarag.ingest.settings import IngestSettings
 
 STEPS = ("extract", "index", "vectors", "wiki")
@@ -42,7 +42,7 @@ def ingest_settings(domain: Domain) -> IngestSettings:
 
 def run_extract(domain: Domain, progress: bool | None = None) -> ExtractReport:
     """Extract and chunk the domain's raw/ into processed/ (incremental)."""
-    from lambdarag.ingest.build import extract_domain
+    from lambdarag.ingest.run import extract_domain
 
     return extract_domain(domain.raw_dir, domain.processed_dir, ingest_settings(domain), progress=progress)
 

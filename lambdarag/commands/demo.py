@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from lambdarag.commands.build import build_domain, timing_summary
-from lambdarag.domain import domain_root, init_domain, open_domain
+from lambdarag.config.domain import domain_root, init_domain, open_domain
 
 DEMO_DOMAIN = "demo"
 

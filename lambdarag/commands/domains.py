@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from lambdarag.config import to_plain
-from lambdarag.domain import domain_overrides, init_domain, open_domain
+from lambdarag.config.domain import domain_overrides, init_domain, open_domain
+from lambdarag.config.load import to_plain
 
 
 def add_domain_args(parser: argparse.ArgumentParser, required: bool = True) -> None:

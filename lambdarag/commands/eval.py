@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> EvalOutcome:
         raise InputError("nothing to evaluate", "pass --dataset DIR, or --domain NAME --questions FILE")
     if settings.overrides:
         raise InputError("--set applies to --dataset domains only", "edit the domain's instance.yml instead")
-    from lambdarag.domain import open_domain
+    from lambdarag.config.domain import open_domain
 
     return evaluate_domain(open_domain(args.domain, args.base_dir), args.questions, settings)
 

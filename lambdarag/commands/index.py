@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from lambdarag.commands.domains import add_domain_args, add_progress_args
-from lambdarag.domain import Domain, open_domain
+from lambdarag.config.domain import Domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk
 

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from lambdarag.commands.domains import add_domain_args
-from lambdarag.domain import KNOWLEDGE_DIR_ENV, open_domain
+from lambdarag.config.domain import KNOWLEDGE_DIR_ENV, open_domain
 
 DOMAIN_ENV = "LAMBDARAG_DOMAIN"  # the same name lambdarag.server reads; kept here so serve imports no Flask
 APP = "lambdarag.server:create_app()"

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from lambdarag.commands.domains import add_domain_args, add_progress_args
-from lambdarag.domain import open_domain
+from lambdarag.config.domain import open_domain
 
 
 def register(sub: Any) -> None:

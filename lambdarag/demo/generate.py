@@ -24,7 +24,7 @@ def generate(raw_dir: Path) -> list[Path]:
 
 def _default_raw_dir() -> Path:
     # Imported here so that generating into an explicit folder never needs the project config.
-    from lambdarag.domain import domain_root
+    from lambdarag.config.domain import domain_root
 
     return domain_root("demo") / "raw"
 

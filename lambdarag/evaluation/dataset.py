@@ -12,7 +12,7 @@ from typing import Any
 from lambdarag.errors import InputError
 from lambdarag.evaluation.metrics import answer_alternatives
 from lambdarag.records import Turn
-from lambdarag.timeexpr import parse_as_of
+from lambdarag.text.dates import parse_as_of
 
 
 @dataclass(frozen=True)

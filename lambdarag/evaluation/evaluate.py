@@ -18,8 +18,8 @@ from lambdarag.evaluation.summary import check_targets, summarize
 from lambdarag.evaluation.workspace import check_dataset, dataset_domain, dataset_name
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
-    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.config.domain import Domain
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def code_version() -> str:
     """The checkout's commit (with "+changes" when the tree differs from it), for the report; "" outside git."""
     import subprocess
 
-    from lambdarag.config import PROJECT_ROOT
+    from lambdarag.config.load import PROJECT_ROOT
 
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
@@ -120,7 +120,7 @@ def _llm_label(kb: KnowledgeBase, use_llm: bool) -> str:
 
 def evaluate_domain(domain: Domain, questions_file: Path, settings: EvalSettings) -> EvalOutcome:
     """Evaluate an existing, built domain on a questions.jsonl file."""
-    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
     questions = load_questions(questions_file, settings.limit, settings.types)
     kb = KnowledgeBase.load(domain)
@@ -130,7 +130,7 @@ def evaluate_domain(domain: Domain, questions_file: Path, settings: EvalSettings
 
 def evaluate_dataset(dataset_dir: Path, settings: EvalSettings) -> EvalOutcome:
     """Build a throw-away domain from the data set's corpus.jsonl, then evaluate its questions.jsonl."""
-    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
     corpus_file, questions_file = check_dataset(dataset_dir)
     questions = load_questions(questions_file, settings.limit, settings.types)

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from lambdarag.text import normalize
+from lambdarag.text.tokenizer import normalize
 
 _SPACE_RE = re.compile(r"\s+")
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lambdarag.config import PROJECT_ROOT
+from lambdarag.config.load import PROJECT_ROOT
 from lambdarag.evaluation.plots import write_plots
 from lambdarag.evaluation.runner import BASELINE, FULL, QuestionRecord
 from lambdarag.evaluation.summary import HEADLINE, LOWER_IS_BETTER, misses

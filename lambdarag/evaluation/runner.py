@@ -19,8 +19,8 @@ from lambdarag.evaluation.dataset import EvalQuestion
 from lambdarag.records import PipelineOptions
 
 if TYPE_CHECKING:
-    from lambdarag.knowledge import KnowledgeBase
-    from lambdarag.result import Result
+    from lambdarag.pipeline.result import Result
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
 FULL = "full"
 BASELINE = "baseline"
@@ -161,7 +161,7 @@ class Runner:
 
     def run_pipeline(self, question: EvalQuestion, variant: Variant) -> QuestionRecord:
         """One question through the pipeline with the variant's options ("today" from as_of)."""
-        from lambdarag import pipeline
+        from lambdarag.pipeline import run as pipeline
 
         assert variant.options is not None
         options = replace(variant.options, today=question.as_of or variant.options.today)

@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from lambdarag.config import PROJECT_ROOT
-from lambdarag.domain import Domain, init_domain, open_domain
+from lambdarag.config.domain import Domain, init_domain, open_domain
+from lambdarag.config.load import PROJECT_ROOT
 from lambdarag.errors import InputError
 
 CORPUS_FILE = "corpus.jsonl"
@@ -99,7 +99,7 @@ def _folder_dim(name: str) -> int | None:
 def write_instance(domain: Domain, overrides: Mapping[str, Any]) -> Domain:
     """Merge ``overrides`` into the domain's instance.yml and reopen it with the new config."""
     if overrides:
-        from lambdarag.config import merge
+        from lambdarag.config.load import merge
 
         text = domain.instance_file.read_text(encoding="utf-8") if domain.instance_file.exists() else ""
         merged = merge(yaml.safe_load(text) or {}, overrides)

@@ -5,11 +5,11 @@ JSONL) into structured records, chunk them heading-aware, incrementally and fail
     chunks = load_chunks(domain.processed_dir)
 """
 
-from lambdarag.ingest.build import extract_domain
 from lambdarag.ingest.chunk import chunk_document
 from lambdarag.ingest.document import Block, Document, Section, Table
 from lambdarag.ingest.extract import extract_file
 from lambdarag.ingest.report import ExtractReport, Failure
+from lambdarag.ingest.run import extract_domain
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import load_chunks
 

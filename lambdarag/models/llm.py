@@ -16,8 +16,8 @@ from typing import Any, TypeVar, cast
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
-from lambdarag.config import secret
-from lambdarag.config_schema import Config, LLMConfig
+from lambdarag.config.load import secret
+from lambdarag.config.schema import Config, LLMConfig
 from lambdarag.errors import ServiceError
 
 T = TypeVar("T")

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lambdarag.entities import Entity, extract_entities
 from lambdarag.errors import ServiceError
+from lambdarag.graph.entities import Entity, extract_entities
 from lambdarag.models.llm import LLMClient
 from lambdarag.query.expand import strip_courtesy
 from lambdarag.records import Turn

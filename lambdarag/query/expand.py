@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from lambdarag.config_schema import Config
-from lambdarag.entities import Entity, entity_key, extract_entities
+from lambdarag.config.schema import Config
+from lambdarag.graph.entities import Entity, entity_key, extract_entities
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
-from lambdarag.text import Tokenizer, normalize
+from lambdarag.text.tokenizer import Tokenizer, normalize
 
 _COURTESY = re.compile(
     r"^\s*(?:你好|您好|老师好|请问一下|请问下|请问|请教一下|请教|麻烦问一下|麻烦问下|麻烦|我想问一下|我想问|想问一下|想问|"

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lambdarag.config_schema import INTENT_NAMES, IntentsConfig
+from lambdarag.config.schema import INTENT_NAMES, IntentsConfig
 from lambdarag.errors import ServiceError
 from lambdarag.models.llm import LLMClient
-from lambdarag.text import normalize
+from lambdarag.text.tokenizer import normalize
 
 LABELS = {
     "person": "找人/联系方式/负责人",

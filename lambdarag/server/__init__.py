@@ -3,7 +3,7 @@
     gunicorn 'lambdarag.server:create_app()'    # domain from $LAMBDARAG_DOMAIN
     create_app(open_domain("demo"))             # tests hand the Domain straight in
 
-The server only parses, validates and renders; the request path lives in lambdarag.pipeline.
+The server only parses, validates and renders; the request path lives in lambdarag.pipeline.run.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import os
 
 from flask import Flask, Response
 
-from lambdarag.domain import Domain, open_domain
+from lambdarag.config.domain import Domain, open_domain
 from lambdarag.errors import DomainError
 from lambdarag.server.error_handlers import register_error_handlers
 from lambdarag.server.holder import KnowledgeHolder
+from lambdarag.server.sessions import SessionStore
 from lambdarag.server.state import EXTENSION_KEY, SESSIONS_FILE, ServerState
-from lambdarag.sessions import SessionStore
 
 DOMAIN_ENV = "LAMBDARAG_DOMAIN"
 

@@ -7,8 +7,8 @@ from dataclasses import asdict
 
 from flask import Blueprint, Response, jsonify
 
+from lambdarag.server.sessions import check_session_id
 from lambdarag.server.state import require_admin, state
-from lambdarag.sessions import check_session_id
 
 bp = Blueprint("admin", __name__)
 

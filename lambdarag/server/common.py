@@ -10,8 +10,8 @@ from typing import Any
 from flask import Response, stream_with_context
 
 from lambdarag.records import Turn
+from lambdarag.server.sessions import check_session_id, new_session_id
 from lambdarag.server.state import ServerState
-from lambdarag.sessions import check_session_id, new_session_id
 
 RESULT_KEYS = ("request_id", "session_id", "question", "condensed", "answer", "answer_method", "found", "citations",
                "intent", "intent_scores", "slots", "relevance", "grounding", "timings")
@@ -19,10 +19,10 @@ CITATION_KEYS = ("n", "doc_id", "title", "breadcrumb", "locator", "excerpt", "ch
 
 
 def pipeline() -> ModuleType:
-    """lambdarag.pipeline, imported on first use (the server module loads even while it is absent)."""
-    import lambdarag.pipeline
+    """lambdarag.pipeline.run, imported on first use (the server module loads even while it is absent)."""
+    import lambdarag.pipeline.run
 
-    return lambdarag.pipeline
+    return lambdarag.pipeline.run
 
 
 def open_session(st: ServerState, session_id: str | None) -> tuple[str, tuple[Turn, ...]]:

@@ -28,7 +28,7 @@ def on_starting(server: Any) -> None:
 
     from lambdarag.channels.base import CHANNEL_MODULES
 
-    for module in ("lambdarag.pipeline", "lambdarag.server", "rjieba", *CHANNEL_MODULES.values()):
+    for module in ("lambdarag.pipeline.run", "lambdarag.server", "rjieba", *CHANNEL_MODULES.values()):
         try:
             importlib.import_module(module)
         except ImportError:  # a channel that cannot load here is reported by /readyz, not by the master

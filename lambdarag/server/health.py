@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from lambdarag.config import secret
+from lambdarag.config.load import secret
 from lambdarag.server.state import ServerState, state
 
 bp = Blueprint("health", __name__)

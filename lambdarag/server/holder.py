@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ WARM_UP_QUERY = "预热 warm-up"
 
 def default_loader(domain: Domain) -> Any:
     """KnowledgeBase.load, then one warm-up search, before the index is handed to requests."""
-    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
     kb = KnowledgeBase.load(domain)
     warm_up(kb)
@@ -46,7 +46,7 @@ def warm_up(kb: Any) -> None:
     Without it the first request of every worker (and after every reload) pays for loading the embedding model
     and can overrun the vector channel's time budget.
     """
-    from lambdarag.pipeline import search
+    from lambdarag.pipeline.run import search
     from lambdarag.records import PipelineOptions
 
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """POST /api/lookup_knowledge: evidence for agents (found, evidence blocks, relevance, completeness, message).
 
 It runs the request path without the LLM (agents bring their own model to write the answer), and
-within a session hands out each chunk once; see lambdarag.server.evidence for the view.
+within a session hands out each chunk once; see lambdarag.server.evidence_view for the view.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from flask import Blueprint, Response, jsonify
 
 from lambdarag.records import PipelineOptions
 from lambdarag.server.common import as_dict, open_session, pipeline, remember_answer
-from lambdarag.server.evidence import lookup_view
+from lambdarag.server.evidence_view import lookup_view
 from lambdarag.server.state import state
 from lambdarag.server.validation import get_question, get_str, json_body
 

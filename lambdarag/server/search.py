@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from lambdarag.config_schema import CHANNEL_NAMES
+from lambdarag.config.schema import CHANNEL_NAMES
 from lambdarag.records import PipelineOptions
 from lambdarag.server.common import as_dict, pipeline, trace_of
 from lambdarag.server.state import state

@@ -11,10 +11,10 @@ from typing import Any
 
 from flask import current_app, request
 
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
 from lambdarag.errors import AuthError
 from lambdarag.server.holder import KnowledgeHolder
-from lambdarag.sessions import SessionStore
+from lambdarag.server.sessions import SessionStore
 
 EXTENSION_KEY = "lambdarag"
 SESSIONS_FILE = "sessions.sqlite3"
@@ -40,7 +40,7 @@ class ServerState:
         """The domain's FeedbackLog (ratings); created on first use."""
         with self._feedback_lock:
             if self._feedback is None:
-                from lambdarag.feedback import FeedbackLog
+                from lambdarag.feedback.log import FeedbackLog
 
                 self._feedback = FeedbackLog(self.domain.feedback_dir, self.config.feedback)
             return self._feedback

@@ -10,7 +10,7 @@ from typing import Any
 from flask import request
 
 from lambdarag.errors import InputError
-from lambdarag.timeexpr import parse_as_of
+from lambdarag.text.dates import parse_as_of
 
 
 class FieldError(InputError):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lambdarag.query.expand import Expansion
-from lambdarag.text import Tokenizer, keyword_overlap, normalize
+from lambdarag.text.tokenizer import Tokenizer, keyword_overlap, normalize
 
 TOP_N = 3  # chunks whose text the gate compares with the query keywords
 # question, request and filler words: they carry no topic, so the core rewrite drops them

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lambdarag.channels import Channel, load_channels
-from lambdarag.config_schema import Config
-from lambdarag.domain import Domain
+from lambdarag.config.domain import Domain
+from lambdarag.config.schema import Config
 from lambdarag.errors import IndexMismatchError
 from lambdarag.ingest.store import load_chunks
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.records import Chunk
-from lambdarag.text import Tokenizer
+from lambdarag.text.tokenizer import Tokenizer
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The entity graph built from chunks: nodes are entities, edges are relations, both keep their source chunks.
 
-Rule extraction (lambdarag.entities) runs over every sentence; with graph.llm_extraction and an
+Rule extraction (lambdarag.graph.entities) runs over every sentence; with graph.llm_extraction and an
 LLM configured, the LLM adds entities and relations per chunk (cached by content hash, grounded
 in the chunk text, failures counted and skipped). Names written after their parent
 (江城大学财务处, 财务处收费管理科) are merged into the short name, which keeps the long one as
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from lambdarag.entities import KINDS, Entity, Relation, entity_key, extract_entities, extract_relations
 from lambdarag.errors import ServiceError
+from lambdarag.graph.entities import KINDS, Entity, Relation, entity_key, extract_entities, extract_relations
 from lambdarag.records import Chunk
-from lambdarag.text import normalize, split_sentences
+from lambdarag.text.tokenizer import normalize, split_sentences
 
 if TYPE_CHECKING:
-    from lambdarag.config_schema import Config
+    from lambdarag.config.schema import Config
     from lambdarag.models.llm import LLMClient
 
 NODE_KINDS = frozenset({"org", "person", "regulation", "role", "place", "phone", "email"})

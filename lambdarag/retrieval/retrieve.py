@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from lambdarag.answer.versions import version_index
 from lambdarag.channels import Channel
 from lambdarag.channels import wiki as wiki_channel
-from lambdarag.corrective import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
-from lambdarag.fusion import (
+from lambdarag.query.expand import Expansion
+from lambdarag.query.temporal import as_of_scope, expand_years
+from lambdarag.records import Hit, PipelineOptions
+from lambdarag.retrieval.fusion import (
     Fused,
     after_today,
     proximity_boost,
@@ -32,11 +33,10 @@ from lambdarag.fusion import (
     weighted_rrf,
     without_matches,
 )
-from lambdarag.knowledge import KnowledgeBase
-from lambdarag.query.expand import Expansion
-from lambdarag.query.temporal import as_of_scope, expand_years
-from lambdarag.records import Hit, PipelineOptions
-from lambdarag.text import normalize
+from lambdarag.retrieval.gate import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
+from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.retrieval.versions import version_index
+from lambdarag.text.tokenizer import normalize
 
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
 POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget

@@ -1,4 +1,4 @@
-"""Word lists behind the rule entity extractor (lambdarag.entities): suffixes, stop words, surnames."""
+"""Word lists behind the rule entity extractor (lambdarag.graph.entities): suffixes, stop words, surnames."""
 
 from __future__ import annotations
 

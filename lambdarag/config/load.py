@@ -20,12 +20,12 @@ from typing import Any
 
 import yaml
 
-from lambdarag.config_schema import PROMPT_PLACEHOLDERS, Config
+from lambdarag.config.schema import PROMPT_PLACEHOLDERS, Config
 from lambdarag.errors import ConfigError
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG_FILE = PROJECT_ROOT / "agent-config.yml"
-_PACKAGED_CONFIG_FILE = Path(__file__).resolve().parent / "resources" / "agent-config.yml"
+_PACKAGED_CONFIG_FILE = Path(__file__).resolve().parents[1] / "resources" / "agent-config.yml"
 APPEND_SUFFIX = "+"
 
 

@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lambdarag.answer.tables import ParsedTable, grams, label_column, number, parse_table, question_grams
-from lambdarag.text import normalize
-from lambdarag.timeexpr import find_dates
+from lambdarag.answer.table_text import ParsedTable, grams, label_column, number, parse_table, question_grams
+from lambdarag.text.dates import find_dates
+from lambdarag.text.tokenizer import normalize
 
 MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); more is a list, not an answer
 PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商管理类(国家专项)")

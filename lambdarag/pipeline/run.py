@@ -20,18 +20,18 @@ from lambdarag.answer.evidence import Added, expand_evidence, repealed_in, with_
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
-from lambdarag.answer.versions import version_index
-from lambdarag.corrective import overlap_score
-from lambdarag.feedback import FeedbackLog, now_iso
-from lambdarag.knowledge import KnowledgeBase
+from lambdarag.feedback.log import FeedbackLog, now_iso
 from lambdarag.models.llm import LLMClient
+from lambdarag.pipeline.result import Citation, Result, SearchResult, StreamEvent
+from lambdarag.pipeline.trace import Stages, degraded_paths
 from lambdarag.query.condense import Condensed, condense
 from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import IntentResult, classify
 from lambdarag.records import PipelineOptions, Turn
-from lambdarag.result import Citation, Result, SearchResult, StreamEvent
-from lambdarag.retrieve import Retrieval, retrieval_trace, retrieve
-from lambdarag.trace import Stages, degraded_paths
+from lambdarag.retrieval.gate import overlap_score
+from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.retrieval.retrieve import Retrieval, retrieval_trace, retrieve
+from lambdarag.retrieval.versions import version_index
 
 __all__ = ["Citation", "PipelineOptions", "Result", "SearchResult", "StreamEvent", "Turn", "answer",
            "answer_stream", "search"]

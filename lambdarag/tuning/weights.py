@@ -2,7 +2,7 @@
 
 A sample is one request with each channel's ranked chunk ids (from query_log.jsonl, or recomputed
 for a labelled question) and the chunks that were right (cited in an answer rated "up", or the
-gold documents' chunks). Fusion is recomputed with lambdarag.fusion.weighted_rrf for candidate
+gold documents' chunks). Fusion is recomputed with lambdarag.retrieval.fusion.weighted_rrf for candidate
 weights, so no retrieval runs during the search; the table and recency boosts are left as they are.
 """
 
@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from lambdarag.config_schema import CHANNEL_NAMES, Config
+from lambdarag.config.schema import CHANNEL_NAMES, Config
 from lambdarag.errors import InputError
-from lambdarag.fusion import weighted_rrf
 from lambdarag.records import Hit
+from lambdarag.retrieval.fusion import weighted_rrf
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
+    from lambdarag.config.domain import Domain
     from lambdarag.evaluation.dataset import EvalQuestion
-    from lambdarag.knowledge import KnowledgeBase
+    from lambdarag.retrieval.knowledge import KnowledgeBase
 
 WEIGHT_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
 K_GRID = (5, 10, 20, 30, 60, 100)
@@ -229,7 +229,7 @@ def read_log_family(path: Path) -> list[dict[str, Any]]:
 
 def samples_from_logs(feedback_dir: Path) -> tuple[list[Sample], dict[str, int]]:
     """Samples from query_log.jsonl joined with ratings.jsonl by request id (latest rating wins)."""
-    from lambdarag.feedback import QUERY_LOG, RATINGS_LOG
+    from lambdarag.feedback.log import QUERY_LOG, RATINGS_LOG
 
     ratings = {str(r.get("request_id")): r.get("rating") for r in read_log_family(feedback_dir / RATINGS_LOG)}
     queries = read_log_family(feedback_dir / QUERY_LOG)
@@ -256,7 +256,7 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     from lambdarag.query.expand import expand_query
     from lambdarag.query.intent import classify
     from lambdarag.records import PipelineOptions
-    from lambdarag.retrieve import fusion_inputs, run_channels
+    from lambdarag.retrieval.retrieve import fusion_inputs, run_channels
 
     cfg = kb.config
     samples = []
@@ -327,7 +327,7 @@ def write_proposal(domain: Domain, text: str, when: str) -> Path:
 
 def apply_patch(domain: Domain, patch_text: str, when: str) -> Path | None:
     """Merge the patch into instance.yml after checking the result loads; returns the backup (None: no change)."""
-    from lambdarag.config import load_config, merge, read_yaml
+    from lambdarag.config.load import load_config, merge, read_yaml
 
     patch = yaml.safe_load(patch_text) or {}
     if not isinstance(patch, dict):

@@ -1,4 +1,4 @@
-"""Relation patterns between the entities of one sentence (lambdarag.entities.extract_relations).
+"""Relation patterns between the entities of one sentence (lambdarag.graph.entities.extract_relations).
 
 A trigger word (隶属, 下设, 依据, 负责, 制定, 联系电话, 修订, 废止 ...) relates the nearest suitable
 entities on either side within its clause; Chinese often leaves a subject named in an earlier
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
-from lambdarag.entities import Entity, Relation
+from lambdarag.graph.entities import Entity, Relation
 
 _TRIGGERS: tuple[tuple[str, str], ...] = (
     ("隶属于|隶属|归口|属于|归属", "belongs_to"),

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from lambdarag.records import Chunk
-from lambdarag.text import normalize, split_sentences
-from lambdarag.timeexpr import find_dates
+from lambdarag.text.dates import find_dates
+from lambdarag.text.tokenizer import normalize, split_sentences
 
 # a bracketed version marker ending a (normalised: half-width brackets) title: a year or 版/修订/实行…
 _MARKER = re.compile(r"\(([^()]{0,16}?(?:\d{4}[^()]{0,8}|版|修订|修正|实行|施行|试行)[^()]{0,6})\)\s*$")

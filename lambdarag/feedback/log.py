@@ -22,13 +22,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.config_schema import FeedbackConfig
+from lambdarag.config.schema import FeedbackConfig
 from lambdarag.errors import InputError
-from lambdarag.result import json_safe
+from lambdarag.pipeline.result import json_safe
 
 if TYPE_CHECKING:
-    from lambdarag.domain import Domain
-    from lambdarag.result import Result
+    from lambdarag.config.domain import Domain
+    from lambdarag.pipeline.result import Result
 
 QUERY_LOG = "query_log.jsonl"
 MISSING_LOG = "missing_queries.jsonl"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lambdarag.entity_lexicon import (
+from lambdarag.graph.lexicon import (
     BAD_TAILS,
     CJK,
     COMPOUND_SURNAMES,
@@ -32,7 +32,7 @@ from lambdarag.entity_lexicon import (
     SUFFIXES,
     SURNAMES,
 )
-from lambdarag.timeexpr import find_dates
+from lambdarag.text.dates import find_dates
 
 KINDS = ("org", "role", "person", "regulation", "phone", "email", "date", "amount", "place")
 
@@ -319,8 +319,8 @@ def extract_relations(
     """Pattern relations (weight 1.0) and co-occurrence edges between the entities of one sentence.
 
     ``subject`` is the regulation the sentence belongs to, standing in for 本办法 / 本规定. The
-    patterns live in lambdarag.relations (imported here, not at the top: it builds on this module).
+    patterns live in lambdarag.graph.relations (imported here, not at the top: it builds on this module).
     """
-    from lambdarag.relations import sentence_relations
+    from lambdarag.graph.relations import sentence_relations
 
     return sentence_relations(sentence, entities, cooccurrence_weight, subject)

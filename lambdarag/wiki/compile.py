@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from lambdarag.entities import Entity, entity_key, extract_entities
-from lambdarag.entity_graph import alias_index, regulation_subject
 from lambdarag.errors import ServiceError
+from lambdarag.graph.build import alias_index, regulation_subject
+from lambdarag.graph.entities import Entity, entity_key, extract_entities
 from lambdarag.records import Chunk
-from lambdarag.text import split_sentences
-from lambdarag.wiki_pages import CACHE_FILE, CompileReport, Page, SummaryCache, write_pages
+from lambdarag.text.tokenizer import split_sentences
+from lambdarag.wiki.pages import CACHE_FILE, CompileReport, Page, SummaryCache, write_pages
 
 if TYPE_CHECKING:
-    from lambdarag.config_schema import Config
+    from lambdarag.config.schema import Config
     from lambdarag.models.llm import LLMClient
 
 PAGE_KINDS = frozenset({"org", "person", "regulation", "role"})

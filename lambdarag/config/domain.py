@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lambdarag.config import PROJECT_ROOT, load_config, load_config_with_sources
-from lambdarag.config_schema import Config
+from lambdarag.config.load import PROJECT_ROOT, load_config, load_config_with_sources
+from lambdarag.config.schema import Config
 from lambdarag.errors import DomainError
 
 KNOWLEDGE_DIR_ENV = "LAMBDARAG_KNOWLEDGE_DIR"

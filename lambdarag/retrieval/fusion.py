@@ -13,7 +13,7 @@ from datetime import date
 
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
-from lambdarag.text import keyword_share, normalize, split_sentences
+from lambdarag.text.tokenizer import keyword_share, normalize, split_sentences
 
 UNITS_CACHE = 4096  # chunks whose normalised sentence units are kept (proximity, evidence)
 

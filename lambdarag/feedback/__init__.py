@@ -1,0 +1,1 @@
+"""The feedback logs every request appends to (query, missing, ratings)."""

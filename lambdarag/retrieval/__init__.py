@@ -1,0 +1,1 @@
+"""Retrieval: the loaded knowledge base, the parallel channel run, fusion, the gate, version preference."""

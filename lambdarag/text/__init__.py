@@ -1,0 +1,1 @@
+"""Text: normalisation, the tokenizer, dates and Chinese numerals (one copy of each)."""

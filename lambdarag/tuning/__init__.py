@@ -1,0 +1,1 @@
+"""Tuning from feedback logs and labelled questions."""

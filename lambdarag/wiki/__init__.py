@@ -1,0 +1,1 @@
+"""Compiled wiki pages: compilation from the entity graph and the page file format."""
