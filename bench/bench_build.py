@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lambdarag.build.steps import domain_chunks, run_extract
 from lambdarag.channels.base import channel_module
-from lambdarag.commands.build import domain_chunks, run_extract
 from lambdarag.config.domain import Domain, init_domain
 
 ROOT = Path(__file__).resolve().parent.parent

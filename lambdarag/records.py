@@ -1,4 +1,4 @@
-"""Plain records shared by the build path and the request path.
+"""Plain records shared by the build path and the request path, and their JSON form (json_safe).
 
 Chunk ids are the common currency of every retrieval channel: graph and wiki hits are mapped
 back to the chunks that mention them, so fusion ranks one id space.
@@ -6,8 +6,7 @@ back to the chunks that mention them, so fusion ranks one id space.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -84,14 +83,41 @@ class Turn:
     answer: str
 
 
-@dataclass(frozen=True)
-class PipelineOptions:
-    """Per-request knobs: ablations for evaluation and the injectable "today"."""
 
-    channels: tuple[str, ...] | None = None  # None = every enabled channel
-    uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
-    gate: bool = True  # corrective gate (rewrite and retry once)
-    entity_expansion: bool = True  # entity-enhanced BM25 query
-    use_llm: bool = True  # False forces the embedded default even when an LLM is configured
-    today: date | None = None  # "today" for temporal expansion; None = the real date
-    log: bool = True  # append to the feedback logs
+
+@dataclass(frozen=True)
+class Citation:
+    """One numbered source of the context: [n] in the answer points at this chunk."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    breadcrumb: str
+    locator: str
+    excerpt: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def json_safe(value: Any) -> Any:
+    """Plain JSON types only: tuples become lists, sets sorted lists, dataclasses dicts, others str."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(json_safe(v) for v in value)
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return json_safe(to_dict())
+    if hasattr(value, "__dataclass_fields__"):
+        return json_safe(asdict(value))
+    if hasattr(value, "items"):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    return str(value)

@@ -101,7 +101,7 @@ def write_corpus(raw_dir: Path, docs: dict[str, str] | None = None) -> None:
 
 def build(domain: Domain) -> None:
     """Run the real build path (extract, BM25 index); every step must succeed."""
-    from lambdarag.commands.build import build_domain
+    from lambdarag.build.steps import build_domain
 
     outcomes = build_domain(domain, steps=BUILD_STEPS, progress=False)
     failed = [o for o in outcomes if not o.ok]

@@ -14,6 +14,7 @@ from lambdarag.channels import graph
 from lambdarag.channels.base import load_channels
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
+from lambdarag.graph import schema
 from lambdarag.ingest.store import write_chunks
 from lambdarag.records import Chunk
 
@@ -174,7 +175,7 @@ def test_missing_index_and_registry_loading(tmp_path: Path) -> None:
 
 
 def test_every_path_relation_has_a_reading() -> None:
-    assert set(graph.INVERSE) | set(graph.INVERSE.values()) <= set(graph.PATH_LABELS)
+    assert set(schema.INVERSE) | set(schema.INVERSE.values()) <= set(schema.PATH_LABELS)
 
 
 def llm_domain(base: Path, fake: FakeOpenAI) -> Domain:

@@ -298,8 +298,8 @@ def test_query_embedding_uses_the_channel_budget_without_retries(tmp_path: Path,
 def test_end_to_end_from_raw_files_through_the_command(
     tmp_path: Path, fake: FakeOpenAI, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from lambdarag.build.steps import run_extract
     from lambdarag.cli import main
-    from lambdarag.commands.build import run_extract
 
     domain = write_instance(init_domain("docs", tmp_path), fake.base_url)
     for name, (title, body) in TEXTS.items():

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lambdarag.graph.entities import Entity, Relation, entity_key, extract_entities, extract_relations
+from lambdarag.graph.entities import entity_key, extract_entities
+from lambdarag.graph.relations import extract_relations
+from lambdarag.graph.schema import Entity, Relation
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
 

@@ -9,7 +9,7 @@ import pytest
 
 from lambdarag.config.load import load_config
 from lambdarag.config.schema import Config
-from lambdarag.graph.entities import Entity
+from lambdarag.graph.schema import Entity
 from lambdarag.query.expand import entity_names, expand_query, find_synonyms
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text.tokenizer import Tokenizer

@@ -15,7 +15,9 @@ from lambdarag.config.load import load_config
 from lambdarag.config.schema import FeedbackConfig
 from lambdarag.errors import InputError
 from lambdarag.feedback.log import MISSING_LOG, QUERY_LOG, RATINGS_LOG, FeedbackLog
-from lambdarag.pipeline.result import Citation, Result
+from lambdarag.pipeline.log import query_record
+from lambdarag.pipeline.result import Result
+from lambdarag.records import Citation
 
 
 def settings(**changes: object) -> FeedbackConfig:
@@ -142,7 +144,7 @@ def test_query_record_carries_the_request_summary(tmp_path: Path) -> None:
     result = Result("rid", "sid", "住宿标准？", "住宿标准？", True, "500元[1]。",
                     [Citation(1, "a#1", "a", "t", "b", "", "e")], "fact", {"fact": 1.5}, {}, "PRECISE", "ctx",
                     timings={"retrieve": 12.5}, trace=trace)
-    record = FeedbackLog(tmp_path, settings()).query_record(result)
+    record = query_record(result)
     assert record["request_id"] == "rid" and record["session_id"] == "sid"
     assert record["channels"] == {"bm25": ["a#1"], "graph": []} and record["channel_errors"] == {"graph": "not loaded"}
     assert record["fused"] == ["a#1"] and record["weights"] == {"bm25": 1.0, "vector": 0.5}

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from lambdarag.answer.grounding import FLAG_MARK, answer_sentences, apply_grounding, check_grounding, support_score
-from lambdarag.pipeline.result import Citation
-from lambdarag.records import Chunk
+from lambdarag.records import Chunk, Citation
 
 CHUNKS = {
     "a#1": Chunk("a#1", "a", "差旅办法", "差旅办法 > 住宿", "副处长级出差北京的住宿费标准为每人每天500元。"),

@@ -8,14 +8,15 @@ from datetime import date
 
 import pytest
 
+from lambdarag.build.steps import build_domain
 from lambdarag.cli import main
-from lambdarag.commands.build import build_domain
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.feedback.log import MISSING_LOG, QUERY_LOG
+from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.result import Result
 from lambdarag.pipeline.run import answer, answer_stream, search
 from lambdarag.pipeline.trace import STAGES
-from lambdarag.records import PipelineOptions, Turn
+from lambdarag.records import Turn
 from lambdarag.retrieval.knowledge import KnowledgeBase
 
 INSTANCE = """

@@ -23,13 +23,14 @@ from typing import Any
 
 import pytest
 
-from lambdarag.commands.build import build_domain
+from lambdarag.build.steps import build_domain
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.evaluation.metrics import contains_answer
 from lambdarag.feedback.log import MISSING_LOG
+from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.result import Result
 from lambdarag.pipeline.run import answer
-from lambdarag.records import PipelineOptions, Turn
+from lambdarag.records import Turn
 from lambdarag.retrieval.knowledge import KnowledgeBase
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "lambdarag" / "demo" / "questions.jsonl"

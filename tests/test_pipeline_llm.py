@@ -13,12 +13,13 @@ from fake_openai import FakeOpenAI
 from test_pipeline import DOCS, INSTANCE  # the same tiny real domain
 
 from lambdarag.answer.grounding import FLAG_MARK
-from lambdarag.commands.build import build_domain
+from lambdarag.build.steps import build_domain
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.models.llm import LLMClient
+from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.result import Result
 from lambdarag.pipeline.run import answer, answer_stream
-from lambdarag.records import PipelineOptions, Turn
+from lambdarag.records import Turn
 from lambdarag.retrieval.knowledge import KnowledgeBase
 
 OPTIONS = PipelineOptions(today=date(2025, 6, 30), log=False)

@@ -21,11 +21,12 @@ from lambdarag.errors import IndexMismatchError
 from lambdarag.ingest.run import extract_domain
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import load_chunks, write_chunks
+from lambdarag.options import PipelineOptions
 from lambdarag.query.condense import condense
 from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
-from lambdarag.records import Chunk, Hit, PipelineOptions, Turn
+from lambdarag.records import Chunk, Hit, Turn
 from lambdarag.retrieval.fusion import proximity_boost, recency_boost, table_boost, weighted_rrf
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.retrieve import (

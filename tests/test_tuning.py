@@ -141,7 +141,7 @@ def test_apply_right_away_and_bad_arguments(domain: Domain, capsys: pytest.Captu
 
 
 def test_labelled_questions_are_searched_at_full_depth(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from lambdarag.commands.build import build_domain
+    from lambdarag.build.steps import build_domain
     from lambdarag.evaluation.dataset import load_questions
     from lambdarag.retrieval.knowledge import KnowledgeBase
     from lambdarag.tuning.weights import samples_from_questions

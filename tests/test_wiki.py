@@ -260,7 +260,7 @@ def doc_recall(channel: Any, questions: list[dict[str, Any]], k: int = 10) -> fl
 @pytest.mark.eval
 def test_demo_domain_questions(tmp_path: Path) -> None:
     """The bundled demo (18 real PDF/DOCX/PPTX/XLSX/MD files): each channel finds the documents it should."""
-    from lambdarag.commands.build import run_extract
+    from lambdarag.build.steps import run_extract
     from lambdarag.demo.generate import QUESTIONS_FILE, generate
 
     domain = make_domain(tmp_path)

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.slots import slot_sources
-from lambdarag.channels.graph import PATH_LABELS
-from lambdarag.pipeline.result import Citation
-from lambdarag.records import Chunk, Hit
+from lambdarag.graph.schema import PATH_LABELS
+from lambdarag.records import Chunk, Citation, Hit
 
 if TYPE_CHECKING:
     from lambdarag.retrieval.knowledge import KnowledgeBase

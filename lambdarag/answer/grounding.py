@@ -11,8 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lambdarag.pipeline.result import Citation
-from lambdarag.records import Chunk
+from lambdarag.records import Chunk, Citation
 
 SUPPORT_THRESHOLD = 0.5  # share of a sentence's units found in its cited text
 FLAG_MARK = "（未在资料中核实）"

@@ -26,6 +26,7 @@ from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
 from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
+from lambdarag.graph.schema import INVERSE
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
@@ -48,17 +49,6 @@ RELATION_HINTS = {
     "based_on": ("依据", "根据", "基于"), "responsible_for": ("负责", "主管", "分管", "谁"),
     "issued_by": ("制定", "发布", "印发", "颁布"), "contact": ("电话", "联系", "邮箱", "找谁"),
     "revises": ("修订", "修改", "新版"), "repeals": ("废止", "失效", "作废"),
-}
-# Chinese readings of the relation ids in Hit.path, for whoever shows a path to a person or a prompt.
-PATH_LABELS = {
-    "belongs_to": "隶属", "has_part": "下设", "based_on": "依据", "basis_of": "是…的依据",
-    "responsible_for": "负责", "handled_by": "由…负责", "issued_by": "由…制定", "issued": "制定",
-    "contact": "联系方式", "contact_of": "是…的联系方式", "revises": "修订", "revised_by": "被…修订",
-    "repeals": "废止", "repealed_by": "被…废止", "co_occurs": "同时提及",
-}
-INVERSE = {
-    "belongs_to": "has_part", "based_on": "basis_of", "responsible_for": "handled_by", "issued_by": "issued",
-    "contact": "contact_of", "revises": "revised_by", "repeals": "repealed_by", "co_occurs": "co_occurs",
 }
 
 

@@ -36,8 +36,8 @@ def parse_today(value: str | None) -> date | None:
 def cmd_ask(args: argparse.Namespace) -> int:
     # imported here: the retrieval stack loads jieba and numpy, which other subcommands do not need
     from lambdarag.config.domain import open_domain
+    from lambdarag.options import PipelineOptions
     from lambdarag.pipeline.run import answer
-    from lambdarag.records import PipelineOptions
     from lambdarag.retrieval.knowledge import KnowledgeBase
 
     if not args.question.strip():

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from lambdarag.commands.build import build_domain, timing_summary
+from lambdarag.build.steps import build_domain, timing_summary
 from lambdarag.config.domain import domain_root, init_domain, open_domain
 
 DEMO_DOMAIN = "demo"

@@ -17,8 +17,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:
+    from lambdarag.build.steps import domain_chunks
     from lambdarag.channels import vector
-    from lambdarag.commands.build import domain_chunks
 
     domain = open_domain(args.domain, args.base_dir)
     emb = domain.config.embedding

@@ -17,8 +17,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_wiki(args: argparse.Namespace) -> int:
+    from lambdarag.build.steps import domain_chunks
     from lambdarag.channels import graph, wiki
-    from lambdarag.commands.build import domain_chunks
 
     domain = open_domain(args.domain, args.base_dir)
     chunks = domain_chunks(domain)  # raises with the extract command when there are none

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion
-from lambdarag.records import PipelineOptions
+from lambdarag.options import PipelineOptions
 
 if TYPE_CHECKING:
     from lambdarag.pipeline.result import Result

@@ -142,7 +142,7 @@ def _workspace(keep: Path | None) -> Iterator[Path]:
 
 def _build(domain: Domain, progress: bool | None) -> None:
     """Every build step; extract and index must succeed, a missing optional channel only costs its ablation."""
-    from lambdarag.commands.build import STEPS, build_domain
+    from lambdarag.build.steps import STEPS, build_domain
 
     for step in STEPS:
         try:

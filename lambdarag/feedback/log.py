@@ -20,15 +20,11 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lambdarag.config.schema import FeedbackConfig
 from lambdarag.errors import InputError
-from lambdarag.pipeline.result import json_safe
-
-if TYPE_CHECKING:
-    from lambdarag.config.domain import Domain
-    from lambdarag.pipeline.result import Result
+from lambdarag.records import json_safe
 
 QUERY_LOG = "query_log.jsonl"
 MISSING_LOG = "missing_queries.jsonl"
@@ -76,11 +72,6 @@ class FeedbackLog:
         self.config = config
         self.rotate_bytes = int(config.rotate_mb * 1024 * 1024)
 
-    @classmethod
-    def for_domain(cls, domain: Domain) -> FeedbackLog:
-        """The domain's logs under its feedback folder."""
-        return cls(domain.feedback_dir, domain.config.feedback)
-
     def log_query(self, record: dict[str, Any]) -> None:
         """Append one request to query_log.jsonl."""
         self.append(QUERY_LOG, record)
@@ -99,31 +90,6 @@ class FeedbackLog:
                   "comment": (comment or "")[:MAX_COMMENT_CHARS] or None}
         self.append(RATINGS_LOG, record)
         return record
-
-    def query_record(self, result: Result) -> dict[str, Any]:
-        """The query_log line for one answered request (before the privacy option is applied)."""
-        trace = result.trace
-        channels = trace.get("channels") or {}
-        return {
-            "time": now_iso(),
-            "request_id": result.request_id,
-            "session_id": result.session_id,
-            "query": result.question,
-            "condensed": result.condensed,
-            "intent": result.intent,
-            "intent_scores": result.intent_scores,
-            "weights": trace.get("weights", {}),
-            "channels": {name: [h.get("chunk_id") for h in run.get("top", [])] for name, run in channels.items()},
-            "channel_errors": {name: run["error"] for name, run in channels.items() if run.get("error")},
-            "fused": [f.get("chunk_id") for f in trace.get("fused", [])],
-            "gate": trace.get("gate", {}),
-            "found": result.found,
-            "relevance": result.relevance,
-            "answer_method": result.answer_method,
-            "answer_chars": len(result.answer),
-            "citations": [c.chunk_id for c in result.citations],
-            "latency_ms": {k: round(v, 2) for k, v in result.timings.items()},
-        }
 
     def append(self, name: str, record: dict[str, Any]) -> None:
         """Write one JSON line to log ``name`` (privacy applied), rotating first when it is full."""

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from lambdarag.errors import ServiceError
-from lambdarag.graph.entities import KINDS, Entity, Relation, entity_key, extract_entities, extract_relations
+from lambdarag.graph.entities import entity_key, extract_entities
+from lambdarag.graph.relations import extract_relations
+from lambdarag.graph.schema import KINDS, NODE_KINDS, RELATIONS, Entity, Relation
 from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import normalize, split_sentences
 
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
     from lambdarag.config.schema import Config
     from lambdarag.models.llm import LLMClient
 
-NODE_KINDS = frozenset({"org", "person", "regulation", "role", "place", "phone", "email"})
-RELATIONS = ("belongs_to", "based_on", "responsible_for", "issued_by", "contact", "revises", "repeals")
 LLM_WEIGHT = 0.8  # LLM relations are trusted a little less than the explicit patterns
 EXTRACTOR_VERSION = 2  # bump when extraction rules change the graph: the manifest records it
 _REGULATION_TITLE = re.compile(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from lambdarag.graph.lexicon import (
     BAD_TAILS,
@@ -32,30 +31,8 @@ from lambdarag.graph.lexicon import (
     SUFFIXES,
     SURNAMES,
 )
+from lambdarag.graph.schema import Entity
 from lambdarag.text.dates import find_dates
-
-KINDS = ("org", "role", "person", "regulation", "phone", "email", "date", "amount", "place")
-
-
-@dataclass(frozen=True)
-class Entity:
-    """One mention: canonical name, kind, and the span of its surface text in the input."""
-
-    name: str  # regulations without 《》, dates normalised ("2024-07-01"), others as written
-    kind: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A directed edge between two entity names, with the weight it adds to the graph."""
-
-    source: str
-    relation: str  # belongs_to based_on responsible_for issued_by contact revises repeals co_occurs
-    target: str
-    weight: float
-
 
 # --- Compiled patterns ----------------------------------------------------------------------------
 
@@ -309,18 +286,3 @@ def _resolve(found: Sequence[Entity]) -> list[Entity]:
         if all(entity.end <= k.start or k.end <= entity.start for k in kept):
             kept.append(entity)
     return sorted(kept, key=lambda e: (e.start, e.end))
-
-
-# --- Relations ------------------------------------------------------------------------------------
-
-def extract_relations(
-    sentence: str, entities: Sequence[Entity], cooccurrence_weight: float = 0.3, subject: str | None = None
-) -> list[Relation]:
-    """Pattern relations (weight 1.0) and co-occurrence edges between the entities of one sentence.
-
-    ``subject`` is the regulation the sentence belongs to, standing in for 本办法 / 本规定. The
-    patterns live in lambdarag.graph.relations (imported here, not at the top: it builds on this module).
-    """
-    from lambdarag.graph.relations import sentence_relations
-
-    return sentence_relations(sentence, entities, cooccurrence_weight, subject)

@@ -1,4 +1,4 @@
-"""Relation patterns between the entities of one sentence (lambdarag.graph.entities.extract_relations).
+"""Relation patterns between the entities of one sentence (extract_relations).
 
 A trigger word (隶属, 下设, 依据, 负责, 制定, 联系电话, 修订, 废止 ...) relates the nearest suitable
 entities on either side within its clause; Chinese often leaves a subject named in an earlier
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
-from lambdarag.graph.entities import Entity, Relation
+from lambdarag.graph.schema import NODE_KINDS, Entity, Relation
 
 _TRIGGERS: tuple[tuple[str, str], ...] = (
     ("隶属于|隶属|归口|属于|归属", "belongs_to"),
@@ -27,14 +27,16 @@ _TRIGGERS: tuple[tuple[str, str], ...] = (
 )
 _TRIGGER_RE = [(re.compile(words), rel) for words, rel in _TRIGGERS]
 _SELF_REFERENCE = re.compile(r"本(?:办法|规定|细则|制度|条例|规则|通知|意见|标准|规程|章程|方案)")
-_GRAPH_KINDS = ("org", "person", "regulation", "role", "place", "phone", "email")
 _MAX_COOCCURRING = 8
 
 
-def sentence_relations(
+def extract_relations(
     sentence: str, entities: Sequence[Entity], cooccurrence_weight: float = 0.3, subject: str | None = None
 ) -> list[Relation]:
-    """Pattern relations (weight 1.0) and co-occurrence edges between the entities of one sentence."""
+    """Pattern relations (weight 1.0) and co-occurrence edges between the entities of one sentence.
+
+    ``subject`` is the regulation the sentence belongs to, standing in for 本办法 / 本规定.
+    """
     ents = _with_subject(sentence, entities, subject)
     relations: list[Relation] = []
     for pattern, rel in _TRIGGER_RE:
@@ -45,7 +47,7 @@ def sentence_relations(
     relations += _role_relations(sentence, ents)
     relations = _unique(r for r in relations if r.source != r.target)
     linked = {frozenset((r.source, r.target)) for r in relations}
-    graph_ents = [e for e in ents if e.kind in _GRAPH_KINDS][:_MAX_COOCCURRING]
+    graph_ents = [e for e in ents if e.kind in NODE_KINDS][:_MAX_COOCCURRING]
     for a, b in combinations(_unique_names(graph_ents), 2):
         if frozenset((a, b)) not in linked:
             relations.append(Relation(a, "co_occurs", b, cooccurrence_weight))

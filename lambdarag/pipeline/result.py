@@ -1,27 +1,11 @@
-"""What the request path returns: Citation, Result, SearchResult and the streaming event type."""
+"""What the request path returns: Result, SearchResult and the streaming event type."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-RELEVANCE_LEVELS = ("PRECISE", "REFERENCE", "none")
-
-
-@dataclass(frozen=True)
-class Citation:
-    """One numbered source of the context: [n] in the answer points at this chunk."""
-
-    n: int
-    chunk_id: str
-    doc_id: str
-    title: str
-    breadcrumb: str
-    locator: str
-    excerpt: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+from lambdarag.records import Citation, json_safe
 
 
 @dataclass
@@ -95,23 +79,3 @@ class StreamEvent(NamedTuple):
     data: Any
 
 
-def json_safe(value: Any) -> Any:
-    """Plain JSON types only: tuples become lists, sets sorted lists, dataclasses dicts, others str."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if value == value and abs(value) != float("inf") else None
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(json_safe(v) for v in value)
-    to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        return json_safe(to_dict())
-    if hasattr(value, "__dataclass_fields__"):
-        return json_safe(asdict(value))
-    if hasattr(value, "items"):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    return str(value)

@@ -20,14 +20,16 @@ from lambdarag.answer.evidence import Added, expand_evidence, repealed_in, with_
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
-from lambdarag.feedback.log import FeedbackLog, now_iso
+from lambdarag.feedback.log import now_iso
 from lambdarag.models.llm import LLMClient
-from lambdarag.pipeline.result import Citation, Result, SearchResult, StreamEvent
+from lambdarag.options import PipelineOptions
+from lambdarag.pipeline.log import log_result
+from lambdarag.pipeline.result import Result, SearchResult, StreamEvent
 from lambdarag.pipeline.trace import Stages, degraded_paths
 from lambdarag.query.condense import Condensed, condense
 from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import IntentResult, classify
-from lambdarag.records import PipelineOptions, Turn
+from lambdarag.records import Citation, Turn
 from lambdarag.retrieval.gate import overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.retrieve import Retrieval, retrieval_trace, retrieve
@@ -211,7 +213,7 @@ def _finish(req: _Request, generation: Generation) -> Result:
     result.timings = dict(req.stages.ms)  # the log line carries every stage up to grounding
     with req.stages.stage("log"):
         if req.options.log:
-            _log(kb, result)
+            log_result(kb, result)
     result.timings = dict(req.stages.ms)
     result.trace["stages"] = req.stages.rounded()
     return result
@@ -282,23 +284,3 @@ def _hit_view(kb: KnowledgeBase, fused: Any) -> dict[str, Any]:
             "score": round(fused.score, 6), "ranks": dict(fused.ranks),
             "scores": {k: round(v, 6) for k, v in fused.scores.items()}, "boosts": dict(fused.boosts),
             "excerpt": text[:excerpt_chars]}
-
-
-def _log(kb: KnowledgeBase, result: Result) -> None:
-    """Append to the feedback logs; a full disk or unwritable folder degrades logging, never the answer."""
-    log = FeedbackLog(kb.domain.feedback_dir, kb.config.feedback)
-    try:
-        log.log_query(log.query_record(result))
-        if not result.found:
-            log.log_missing(missing_record(result))
-    except OSError as exc:
-        result.trace["log_error"] = f"{type(exc).__name__}: {exc}"
-
-
-def missing_record(result: Result) -> dict[str, Any]:
-    """The missing_queries line: what was asked and what retrieval found instead."""
-    gate = result.trace.get("gate") or {}
-    return {"time": now_iso(), "request_id": result.request_id, "session_id": result.session_id,
-            "query": result.question, "condensed": result.condensed, "intent": result.intent,
-            "overlap": gate.get("overlap"), "gate_reason": gate.get("reason"),
-            "fused": [f.get("chunk_id") for f in result.trace.get("fused", [])][:5]}

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.errors import ServiceError
-from lambdarag.graph.entities import Entity, extract_entities
+from lambdarag.graph.entities import extract_entities
+from lambdarag.graph.schema import Entity
 from lambdarag.models.llm import LLMClient
 from lambdarag.query.expand import strip_courtesy
 from lambdarag.records import Turn

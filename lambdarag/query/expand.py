@@ -16,7 +16,8 @@ from datetime import date
 from typing import Any
 
 from lambdarag.config.schema import Config
-from lambdarag.graph.entities import Entity, entity_key, extract_entities
+from lambdarag.graph.entities import entity_key, extract_entities
+from lambdarag.graph.schema import Entity
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text.tokenizer import Tokenizer, normalize
 

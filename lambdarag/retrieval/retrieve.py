@@ -20,9 +20,10 @@ from typing import Any
 
 from lambdarag.channels import Channel
 from lambdarag.channels import wiki as wiki_channel
+from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import as_of_scope, expand_years
-from lambdarag.records import Hit, PipelineOptions
+from lambdarag.records import Hit
 from lambdarag.retrieval.fusion import (
     Fused,
     after_today,

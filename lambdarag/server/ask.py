@@ -15,7 +15,8 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from lambdarag.errors import LambdaRAGError
-from lambdarag.records import PipelineOptions, Turn
+from lambdarag.options import PipelineOptions
+from lambdarag.records import Turn
 from lambdarag.server.common import (
     as_dict,
     open_session,

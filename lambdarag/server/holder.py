@@ -46,8 +46,8 @@ def warm_up(kb: Any) -> None:
     Without it the first request of every worker (and after every reload) pays for loading the embedding model
     and can overrun the vector channel's time budget.
     """
+    from lambdarag.options import PipelineOptions
     from lambdarag.pipeline.run import search
-    from lambdarag.records import PipelineOptions
 
     started = time.perf_counter()
     try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from lambdarag.records import PipelineOptions
+from lambdarag.options import PipelineOptions
 from lambdarag.server.common import as_dict, open_session, pipeline, remember_answer
 from lambdarag.server.evidence_view import lookup_view
 from lambdarag.server.state import state

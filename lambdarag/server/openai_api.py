@@ -18,7 +18,8 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from lambdarag.errors import LambdaRAGError, NotFoundError
-from lambdarag.records import PipelineOptions, Turn
+from lambdarag.options import PipelineOptions
+from lambdarag.records import Turn
 from lambdarag.server.common import as_dict, pipeline, render_citation, sse_response, trace_of
 from lambdarag.server.state import ServerState, state
 from lambdarag.server.validation import FieldError, get_bool, json_body

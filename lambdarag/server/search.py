@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify
 
 from lambdarag.config.schema import CHANNEL_NAMES
-from lambdarag.records import PipelineOptions
+from lambdarag.options import PipelineOptions
 from lambdarag.server.common import as_dict, pipeline, trace_of
 from lambdarag.server.state import state
 from lambdarag.server.validation import get_bool, get_question, get_str_list, json_body

@@ -252,10 +252,10 @@ def samples_from_logs(feedback_dir: Path) -> tuple[list[Sample], dict[str, int]]
 
 def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion]) -> list[Sample]:
     """Samples for labelled questions: each channel searched at its full depth, gold documents' chunks relevant."""
+    from lambdarag.options import PipelineOptions
     from lambdarag.query.condense import condense
     from lambdarag.query.expand import expand_query
     from lambdarag.query.intent import classify
-    from lambdarag.records import PipelineOptions
     from lambdarag.retrieval.retrieve import fusion_inputs, run_channels
 
     cfg = kb.config

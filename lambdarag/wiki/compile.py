@@ -23,7 +23,8 @@ import networkx as nx
 
 from lambdarag.errors import ServiceError
 from lambdarag.graph.build import alias_index, regulation_subject
-from lambdarag.graph.entities import Entity, entity_key, extract_entities
+from lambdarag.graph.entities import entity_key, extract_entities
+from lambdarag.graph.schema import RELATION_LABELS, Entity
 from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import split_sentences
 from lambdarag.wiki.pages import CACHE_FILE, CompileReport, Page, SummaryCache, write_pages
@@ -38,16 +39,6 @@ MAX_RELATIONS = 12
 MAX_RELATED = 5  # co-occurring entities listed as 相关
 SUBJECT_WINDOW = 4  # a name starting within this many characters of a sentence is its subject
 SAVE_EVERY = 20  # pages between saves of the LLM summary cache
-RELATION_LABELS = {
-    ("belongs_to", True): "隶属", ("belongs_to", False): "下设",
-    ("based_on", True): "依据", ("based_on", False): "作为依据",
-    ("responsible_for", True): "负责", ("responsible_for", False): "负责方",
-    ("issued_by", True): "制定部门", ("issued_by", False): "制定",
-    ("contact", True): "联系方式", ("contact", False): "联系对象",
-    ("revises", True): "修订", ("revises", False): "被修订",
-    ("repeals", True): "废止", ("repeals", False): "被废止",
-    ("co_occurs", True): "相关", ("co_occurs", False): "相关",
-}
 _REVISION = re.compile(r"修订|修正|修改|施行|实施|印发|发布|生效|执行|更新")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TITLE_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")

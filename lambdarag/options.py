@@ -1,0 +1,19 @@
+"""PipelineOptions: per-request knobs read by retrieval, the answer step and the pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Per-request knobs: ablations for evaluation and the injectable "today"."""
+
+    channels: tuple[str, ...] | None = None  # None = every enabled channel
+    uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
+    gate: bool = True  # corrective gate (rewrite and retry once)
+    entity_expansion: bool = True  # entity-enhanced BM25 query
+    use_llm: bool = True  # False forces the embedded default even when an LLM is configured
+    today: date | None = None  # "today" for temporal expansion; None = the real date
+    log: bool = True  # append to the feedback logs
