@@ -22,8 +22,9 @@ from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.build import build_graph
 from lambdarag.ingest.store import load_chunks, write_chunks
 from lambdarag.records import Chunk
+from lambdarag.wiki import page_format
 from lambdarag.wiki.compile import compile_wiki, key_facts, normalise_dates, slugify, summary_llm
-from lambdarag.wiki.pages import read_page
+from lambdarag.wiki.page_format import read_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -291,3 +292,15 @@ def test_domainrag_corpus(tmp_path: Path) -> None:
     questions = [q for q in questions if q.get("gold_doc_ids")]
     assert doc_recall(wiki.load(domain, chunks), questions) >= 0.4  # measured 0.45
     assert doc_recall(graph.load(domain, chunks), questions) >= 0.08  # measured 0.11: an entity channel
+
+
+def test_the_page_format_reads_back_what_it_writes() -> None:
+    body = page_format.render_body("预算科", ("预算管理科",), "预算科负责编制预算。", ["2023-03起执行"],
+                                   [("隶属", "[[财务处]]")], ("a#0001",))
+    front = {"title": "预算科", "aliases": ["预算管理科"], "generated_hash": page_format.body_hash(body)}
+    parsed_front, parsed_body = page_format.parse_file(page_format.render_file(front, body))
+    assert parsed_front == front and parsed_body == body
+    found = page_format.sections(parsed_body)
+    assert found[page_format.SUMMARY] == "预算科负责编制预算。"
+    assert found[page_format.RELATIONS] == "- 隶属：[[财务处]]"
+    assert page_format.excerpt(parsed_body, 600) == "预算科负责编制预算。\n- 2023-03起执行"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -37,7 +36,7 @@ from lambdarag.graph.entities import entity_key
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize
 from lambdarag.wiki.compile import compile_wiki, summary_llm
-from lambdarag.wiki.pages import GENERATED_SUFFIX, body_hash, read_page
+from lambdarag.wiki.page_format import GENERATED_SUFFIX, body_hash, excerpt, read_page
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -49,7 +48,6 @@ TITLE_BOOST = 1.0  # added to the normalised BM25 score when the question names 
 SPREAD = 0.8  # the j-th source chunk of a page gets page score · SPREAD^j
 EXCERPT_CHARS = 600
 MATCH, NAMED, BODY = "match", "named", "body"  # Hit.extra[MATCH]: the question names the page, or only its text matched
-_SECTION = re.compile(r"^##\s*(\S+)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -80,19 +78,6 @@ def index_params(domain: Domain) -> dict[str, Any]:
     }
 
 
-def excerpt(body: str, limit: int = EXCERPT_CHARS) -> str:
-    """Summary and key facts of a page body (the whole body when it has no such sections), at most ``limit``."""
-    parts = _SECTION.split(body)
-    sections = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    summary = sections.get("摘要", "")
-    summary = "" if summary == "（无）" else summary
-    facts = [line.strip() for line in sections.get("关键事实", "").splitlines()
-             if line.strip().lstrip("- ") not in ("", "（无）") and line.strip().lstrip("- ") not in summary]
-    text = "\n".join([summary, *facts]) if summary or facts else re.sub(r"^#.*$", "", body, flags=re.MULTILINE)
-    text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def read_pages(wiki_dir: Path) -> list[IndexedPage]:
     """Every page in wiki/ (hand-written and hand-edited ones included; .generated.md copies left out)."""
     pages = []
@@ -105,7 +90,7 @@ def read_pages(wiki_dir: Path) -> list[IndexedPage]:
         aliases = tuple(str(a) for a in front.get("aliases") or ())
         sources = tuple(str(s) for s in front.get("sources") or ())
         text = "\n".join([title, *aliases, body])
-        pages.append(IndexedPage(path.stem, title, aliases, sources, excerpt(body), text, edited))
+        pages.append(IndexedPage(path.stem, title, aliases, sources, excerpt(body, EXCERPT_CHARS), text, edited))
     return pages
 
 

@@ -27,6 +27,7 @@ from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.schema import RELATION_LABELS, Entity
 from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import split_sentences
+from lambdarag.wiki import page_format
 from lambdarag.wiki.pages import CACHE_FILE, CompileReport, Page, SummaryCache, write_pages
 
 if TYPE_CHECKING:
@@ -123,16 +124,10 @@ def rule_summary(draft: PageDraft, count: int) -> list[str]:
 
 
 def render_body(draft: PageDraft, summary: Sequence[str], titles: Mapping[str, str]) -> str:
-    """The Markdown body; relations to entities that have a page become [[links]]."""
-    lines = [f"# {draft.title}", ""]
-    if draft.aliases:
-        lines += ["别名：" + "、".join(draft.aliases), ""]
-    lines += ["## 摘要", "", "".join(map(_closed, summary)) or "（无）", "", "## 关键事实", ""]
-    lines += [f"- {fact}" for fact in key_facts(draft.sentences)] or ["- （无）"]
-    lines += ["", "## 关系", ""]
-    lines += [f"- {label}：{_link(other, titles)}" for label, other in draft.relations] or ["- （无）"]
-    lines += ["", "## 来源", ""] + [f"- {chunk_id}" for chunk_id in draft.sources]
-    return "\n".join(lines) + "\n"
+    """The page body of a draft; relations to entities that have a page become [[links]]."""
+    relations = [(label, _link(other, titles)) for label, other in draft.relations]
+    return page_format.render_body(draft.title, draft.aliases, "".join(map(_closed, summary)),
+                                   key_facts(draft.sentences), relations, draft.sources)
 
 
 def _closed(sentence: str) -> str:

@@ -1,29 +1,19 @@
-"""Wiki page files: the Page record, front matter, hand-edit detection, writing, the LLM summary cache.
+"""Wiki page files on disk: the Page record, hand-edit detection, writing, the LLM summary cache.
 
-generated_hash in a page's front matter is the sha256 of the body as generated. A page whose body
-no longer matches it was edited by a person: write_pages keeps it and writes the new version next
-to it as <slug>.generated.md, never over it.
+A page whose body no longer matches its generated_hash was edited by a person (page_format): write_pages
+keeps it and writes the new version next to it as <slug>.generated.md, never over it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import yaml
+from lambdarag.wiki.page_format import GENERATED_SUFFIX, body_hash, read_page, render_file
 
 CACHE_FILE = Path(".cache") / "summaries.json"
-GENERATED_SUFFIX = ".generated.md"
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: pages are parsed often
-_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-def body_hash(body: str) -> str:
-    """sha256 of a page body (what generated_hash records)."""
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -45,8 +35,7 @@ class Page:
     def render(self) -> str:
         front = {"title": self.title, "kind": self.kind, "aliases": list(self.aliases), "sources": list(self.sources),
                  "latest_revision": self.latest_revision, "generated_hash": self.generated_hash}
-        dumped = yaml.dump(front, Dumper=_YAML_DUMPER, allow_unicode=True, sort_keys=False)
-        return "---\n" + dumped + "---\n" + self.body
+        return render_file(front, self.body)
 
 
 @dataclass
@@ -71,21 +60,6 @@ class CompileReport:
             text += "; see " + ", ".join(s + GENERATED_SUFFIX for s in self.edited[:3]) + (
                 " ..." if len(self.edited) > 3 else "")
         return text
-
-
-def read_page(path: Path) -> tuple[dict[str, Any], str]:
-    """Front matter and body of a page file (no front matter: empty mapping, the whole text as body)."""
-    text = path.read_text(encoding="utf-8")
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 4)
-        if end >= 0:
-            try:
-                front = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
-            except yaml.YAMLError:
-                front = {}
-            if isinstance(front, dict):
-                return front, text[end + 5:]
-    return {}, text
 
 
 def is_hand_edited(path: Path) -> bool:
