@@ -33,7 +33,6 @@ from lambdarag.records import Citation, Turn
 from lambdarag.retrieval.gate import overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.retrieve import Retrieval, retrieval_trace, retrieve
-from lambdarag.retrieval.versions import version_index
 
 __all__ = ["Citation", "PipelineOptions", "Result", "SearchResult", "StreamEvent", "Turn", "answer",
            "answer_stream", "search"]
@@ -129,7 +128,7 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
         if req.found and req.retrieval is not None:
             req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars,
                                       req.evidence_ids)
-            req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, version_index(kb.chunks)))
+            req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, kb.versions))
     return req
 
 
@@ -143,7 +142,7 @@ def _expand_evidence(req: _Request) -> None:
     compare = kb.config.intents.classes.get("compare")
     cues = set(compare.keywords) if compare is not None else set()  # words that ask for a comparison
     req.added = expand_evidence(req.condensed.question, req.expansion.keywords, req.intent.intent, fused,
-                                kb.chunks, version_index(kb.chunks), cues)
+                                kb.chunks, kb.versions, cues)
     req.evidence_ids = with_added(fused, req.added)
 
 

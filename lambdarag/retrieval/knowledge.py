@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from lambdarag.channels import Channel, load_channels
@@ -18,6 +19,7 @@ from lambdarag.errors import IndexMismatchError
 from lambdarag.ingest.store import load_chunks
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.records import Chunk
+from lambdarag.retrieval.versions import VersionIndex, build_index
 from lambdarag.text.tokenizer import Tokenizer
 
 
@@ -56,6 +58,11 @@ class KnowledgeBase:
             tokenizer=query_tokenizer(channels, domain.config),
             llm=llm_from_config(domain.config),
         )
+
+    @cached_property
+    def versions(self) -> VersionIndex:
+        """Which documents are versions of one another or repealed, read once from this knowledge base's chunks."""
+        return build_index(self.chunks.values())
 
     def entity_aliases(self) -> Mapping[str, Sequence[str]] | None:
         """The entity graph's alias index (normalised alias → node names), None when the graph is not loaded."""

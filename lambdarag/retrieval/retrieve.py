@@ -36,7 +36,6 @@ from lambdarag.retrieval.fusion import (
 )
 from lambdarag.retrieval.gate import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
-from lambdarag.retrieval.versions import version_index
 from lambdarag.text.tokenizer import normalize
 
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
@@ -164,7 +163,7 @@ def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date
     """Documents whose other version (or whose repeal) should rank after the current one for this question."""
     if intent in HISTORY_INTENTS or not superseded_penalty(kb):
         return {}
-    return version_index(kb.chunks).demoted(question, today)
+    return kb.versions.demoted(question, today)
 
 
 def fusion_inputs(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str) -> dict[str, list[Hit]]:

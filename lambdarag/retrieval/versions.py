@@ -15,7 +15,6 @@ the retrieval step (``fusion.version_preference``) scales the other versions dow
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -38,7 +37,6 @@ HISTORY_CUES = re.compile(
     r"旧版|老版|原来|原先|原有|原版|以前|之前|过去|历史|曾经|当时|早期|最初|废止|失效|作废|取代|替代|历年|沿革|变化|"
     r"变动|修改|修订前|修订了|前一版|上一版|新旧|两版|各版|历次"
 )
-CACHE_SIZE = 4  # knowledge bases whose version index is kept (a reload brings a new chunk mapping)
 
 
 @dataclass(frozen=True)
@@ -217,20 +215,3 @@ def _targets(name: str, qualifier: str, speaker: str, by_base: Mapping[str, Mapp
             return marked or numbered
     flat = [d for docs in candidates.values() for d in docs]
     return flat if len(flat) == 1 else []  # an ambiguous name repeals nothing rather than the wrong version
-
-
-_cache: list[tuple[Mapping[str, Chunk], VersionIndex]] = []
-_cache_lock = threading.Lock()
-
-
-def version_index(chunks: Mapping[str, Chunk]) -> VersionIndex:
-    """The index of a knowledge base's chunk mapping, built once per mapping (the same object is reused)."""
-    with _cache_lock:
-        for known, index in _cache:
-            if known is chunks:
-                return index
-    index = build_index(chunks.values())
-    with _cache_lock:
-        _cache.insert(0, (chunks, index))
-        del _cache[CACHE_SIZE:]
-    return index
