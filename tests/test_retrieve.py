@@ -27,17 +27,10 @@ from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit, Turn
+from lambdarag.retrieval.channel_run import ChannelRun, channel_pool, run_channels
 from lambdarag.retrieval.fusion import proximity_boost, recency_boost, table_boost, weighted_rrf
 from lambdarag.retrieval.knowledge import KnowledgeBase
-from lambdarag.retrieval.retrieve import (
-    ChannelRun,
-    channel_pool,
-    demoted_documents,
-    fuse,
-    retrieval_trace,
-    retrieve,
-    run_channels,
-)
+from lambdarag.retrieval.retrieve import demoted_documents, rank, retrieval_trace, retrieve
 from lambdarag.retrieval.versions import build_index, split_title
 from lambdarag.text.tokenizer import Tokenizer
 
@@ -181,18 +174,18 @@ def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[s
 def test_parallel_ranking_equals_sequential(kb: KnowledgeBase, question: str, intent: str) -> None:
     exp = expand(kb, question, intent)
     for _ in range(3):
-        outcome = fuse(kb, run_channels(kb, exp, PipelineOptions()), intent, exp, PipelineOptions())
+        outcome = rank(kb, run_channels(kb, exp, PipelineOptions()), intent, exp, PipelineOptions())
         assert [f.chunk_id for f in outcome.fused] == sequential_ranking(kb, exp, intent)
 
 
 def test_data_and_temporal_boosts_apply(kb: KnowledgeBase) -> None:
     exp = expand(kb, "文科学费是多少", "data")
-    data = fuse(kb, run_channels(kb, exp, PipelineOptions()), "data", exp, PipelineOptions())
+    data = rank(kb, run_channels(kb, exp, PipelineOptions()), "data", exp, PipelineOptions())
     table = chunk_with(kb, "5000")
     assert kb.chunks[table].is_table and data.fused[0].chunk_id == table and data.fused[0].boosts["table"] == 0.3
     exp = expand(kb, "最新的报销通知", "temporal")
     assert exp.time_scope == TimeScope(None, None, True, "最新")
-    temporal = fuse(kb, run_channels(kb, exp, PipelineOptions()), "temporal", exp, PipelineOptions())
+    temporal = rank(kb, run_channels(kb, exp, PipelineOptions()), "temporal", exp, PipelineOptions())
     newest = {f.chunk_id: f.boosts.get("recency") for f in temporal.fused}
     assert newest[chunk_with(kb, "2025年9月1日")] == pytest.approx(0.3)
 
@@ -202,7 +195,7 @@ def test_uniform_weights_and_channel_selection(kb: KnowledgeBase) -> None:
     options = PipelineOptions(channels=("bm25",), uniform_weights=True)
     runs = run_channels(kb, exp, options)
     assert list(runs) == ["bm25"]
-    assert fuse(kb, runs, "process", exp, options).weights == {"bm25": 1.0}
+    assert rank(kb, runs, "process", exp, options).weights == {"bm25": 1.0}
 
 
 # --- tiny in-test channels (implementations of the Channel protocol, not mocks) ------------------
@@ -271,7 +264,7 @@ def test_failed_and_slow_channels_are_left_out_with_the_reason(small: Domain) ->
     assert list(runs) == ["bm25", "vector", "graph", "wiki"]  # config order, whatever finished first
     assert runs["graph"].error == "timed out after 0.3s budget" and runs["graph"].hits == []
     assert runs["wiki"].error == "RuntimeError: wiki pages unreadable"
-    outcome = fuse(kb, runs, "fact", exp, PipelineOptions())
+    outcome = rank(kb, runs, "fact", exp, PipelineOptions())
     assert set(outcome.weights) == {"bm25", "vector"}
     expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 0.5},
                             kb.config.retrieval.rrf_k)
@@ -345,7 +338,7 @@ def hit_at_5(kb: KnowledgeBase, question: str, gold: list[str]) -> bool:
     r = retrieve(kb, question, exp, intent, PipelineOptions())
     kept = r.expansion or exp
     sequential = {"bm25": ChannelRun("bm25", kept.bm25_query, kb.channels["bm25"].search(kept.bm25_query, 30), 0.0)}
-    assert fuse(kb, sequential, intent, kept, PipelineOptions(), r.demoted).fused == r.fused
+    assert rank(kb, sequential, intent, kept, PipelineOptions(), r.demoted).fused == r.fused
     return bool({kb.chunks[f.chunk_id].doc_id for f in r.fused[:5]} & set(gold))
 
 

@@ -1,29 +1,23 @@
-"""Retrieval: the channels searched in parallel within their time budgets, fused, then the corrective gate.
+"""Retrieval: the channels' runs (channel_run) ranked by weighted RRF and the boosts, then the corrective gate.
 
-A channel that raises or overruns its budget is left out of the fusion and the reason recorded;
-results are collected in the configured channel order and fused with a fixed summation order,
-so the ranking equals that of a sequential run.
+A channel that failed or overran its budget is left out of the ranking with its reason in the trace;
+rankings are fused with a fixed summation order, so the result equals that of a sequential run.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import threading
-import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from lambdarag.channels import Channel
 from lambdarag.channels import wiki as wiki_channel
 from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import as_of_scope, expand_years
 from lambdarag.records import Hit
+from lambdarag.retrieval.channel_run import ChannelRun, run_channels
 from lambdarag.retrieval.fusion import (
     Fused,
     after_today,
@@ -39,23 +33,10 @@ from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.text.tokenizer import normalize
 
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
-POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
 TRACE_TOP = 5  # hits per channel shown in the trace
 RANKING_DEPTH = 30  # fused chunk ids kept in the trace past the cut, for ranking metrics (recall@10 of documents)
-_pool: ThreadPoolExecutor | None = None
-_pool_pid = 0
-_pool_lock = threading.Lock()
 
 
-@dataclass(frozen=True)
-class ChannelRun:
-    """One channel's search for one request: the query it got, its hits, time and error."""
-
-    channel: str
-    query: str
-    hits: list[Hit]
-    ms: float
-    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,59 +72,14 @@ class _Attempt:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def channel_pool() -> ThreadPoolExecutor:
-    """The process-wide pool channel searches run on (recreated after a fork: threads do not survive one)."""
-    global _pool, _pool_pid
-    with _pool_lock:
-        if _pool is None or _pool_pid != os.getpid():
-            _pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="lambdarag-channel")
-            _pool_pid = os.getpid()
-        return _pool
 
 
-def _timed_search(channel: Channel, query: str, k: int) -> tuple[list[Hit], float]:
-    start = time.perf_counter()
-    hits = channel.search(query, k)
-    return list(hits), (time.perf_counter() - start) * 1000
 
 
-def channel_names(kb: KnowledgeBase, options: PipelineOptions) -> list[str]:
-    """The channels to search: the options' selection, else every enabled one, in config order."""
-    if options.channels is not None:
-        return list(dict.fromkeys(options.channels))
-    return [name for name, cfg in kb.config.retrieval.channels.items() if cfg.enabled]
 
 
-def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptions) -> dict[str, ChannelRun]:
-    """Search the channels in parallel, each within config.retrieval.channels[name].timeout_s."""
-    settings = kb.config.retrieval.channels
-    start = time.monotonic()
-    runs: dict[str, ChannelRun] = {}
-    futures: dict[str, Future[tuple[list[Hit], float]]] = {}
-    for name in channel_names(kb, options):
-        query = expansion.query_for(name)
-        if name not in settings:
-            runs[name] = ChannelRun(name, query, [], 0.0, f"unknown channel (known: {', '.join(settings)})")
-        elif name not in kb.channels:
-            reason = kb.channel_errors.get(name, "disabled in retrieval.channels")
-            runs[name] = ChannelRun(name, query, [], 0.0, f"not loaded: {reason}")
-        else:
-            futures[name] = channel_pool().submit(_timed_search, kb.channels[name], query, settings[name].top_k)
-    for name, future in futures.items():
-        runs[name] = _collect(name, expansion.query_for(name), future, start, settings[name].timeout_s)
-    return {name: runs[name] for name in channel_names(kb, options)}
 
 
-def _collect(name: str, query: str, future: Future[tuple[list[Hit], float]], start: float,
-             budget: float) -> ChannelRun:
-    try:
-        hits, ms = future.result(timeout=max(0.0, start + budget - time.monotonic()))
-    except FutureTimeout:
-        future.cancel()  # a search already running cannot be stopped; its result is simply ignored
-        return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"timed out after {budget:g}s budget")
-    except Exception as exc:  # any channel failure degrades retrieval, never the request
-        return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"{type(exc).__name__}: {exc}")
-    return ChannelRun(name, query, hits, ms)
 
 
 def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], uniform: bool) -> dict[str, float]:
@@ -176,7 +112,7 @@ def fusion_inputs(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str
     return rankings
 
 
-def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
+def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
          options: PipelineOptions, demoted: Mapping[str, str] | None = None) -> FusionOutcome:
     """Weighted RRF over the channels that answered, the table (data) and recency (temporal) boosts, then the
     current-version preference (chunks of ``demoted`` documents scaled by 1 - superseded_penalty)."""
@@ -204,7 +140,7 @@ def fuse(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
              keywords: Sequence[str], demoted: Mapping[str, str]) -> _Attempt:
     runs = run_channels(kb, expansion, options)
-    outcome = fuse(kb, runs, intent, expansion, options, demoted)
+    outcome = rank(kb, runs, intent, expansion, options, demoted)
     top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:TOP_N]]
     overlap = overlap_score(keywords, top)
     summary = {

@@ -256,7 +256,8 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     from lambdarag.query.condense import condense
     from lambdarag.query.expand import expand_query
     from lambdarag.query.intent import classify
-    from lambdarag.retrieval.retrieve import fusion_inputs, run_channels
+    from lambdarag.retrieval.channel_run import run_channels
+    from lambdarag.retrieval.retrieve import fusion_inputs
 
     cfg = kb.config
     samples = []

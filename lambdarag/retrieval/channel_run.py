@@ -1,0 +1,92 @@
+"""The channels searched in parallel for one request, each within its time budget.
+
+A channel that raises or overruns its budget is recorded with the reason and no hits; results are
+collected in the configured channel order, so what follows sees the same order as a sequential run.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+from lambdarag.channels import Channel
+from lambdarag.options import PipelineOptions
+from lambdarag.query.expand import Expansion
+from lambdarag.records import Hit
+from lambdarag.retrieval.knowledge import KnowledgeBase
+
+POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
+
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
+_pool_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ChannelRun:
+    """One channel's search for one request: the query it got, its hits, time and error."""
+
+    channel: str
+    query: str
+    hits: list[Hit]
+    ms: float
+    error: str | None = None
+
+
+def channel_pool() -> ThreadPoolExecutor:
+    """The process-wide pool channel searches run on (recreated after a fork: threads do not survive one)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():
+            _pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="lambdarag-channel")
+            _pool_pid = os.getpid()
+        return _pool
+
+
+def _timed_search(channel: Channel, query: str, k: int) -> tuple[list[Hit], float]:
+    start = time.perf_counter()
+    hits = channel.search(query, k)
+    return list(hits), (time.perf_counter() - start) * 1000
+
+
+def channel_names(kb: KnowledgeBase, options: PipelineOptions) -> list[str]:
+    """The channels to search: the options' selection, else every enabled one, in config order."""
+    if options.channels is not None:
+        return list(dict.fromkeys(options.channels))
+    return [name for name, cfg in kb.config.retrieval.channels.items() if cfg.enabled]
+
+
+def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptions) -> dict[str, ChannelRun]:
+    """Search the channels in parallel, each within config.retrieval.channels[name].timeout_s."""
+    settings = kb.config.retrieval.channels
+    start = time.monotonic()
+    runs: dict[str, ChannelRun] = {}
+    futures: dict[str, Future[tuple[list[Hit], float]]] = {}
+    for name in channel_names(kb, options):
+        query = expansion.query_for(name)
+        if name not in settings:
+            runs[name] = ChannelRun(name, query, [], 0.0, f"unknown channel (known: {', '.join(settings)})")
+        elif name not in kb.channels:
+            reason = kb.channel_errors.get(name, "disabled in retrieval.channels")
+            runs[name] = ChannelRun(name, query, [], 0.0, f"not loaded: {reason}")
+        else:
+            futures[name] = channel_pool().submit(_timed_search, kb.channels[name], query, settings[name].top_k)
+    for name, future in futures.items():
+        runs[name] = _collect(name, expansion.query_for(name), future, start, settings[name].timeout_s)
+    return {name: runs[name] for name in channel_names(kb, options)}
+
+
+def _collect(name: str, query: str, future: Future[tuple[list[Hit], float]], start: float,
+             budget: float) -> ChannelRun:
+    try:
+        hits, ms = future.result(timeout=max(0.0, start + budget - time.monotonic()))
+    except FutureTimeout:
+        future.cancel()  # a search already running cannot be stopped; its result is simply ignored
+        return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"timed out after {budget:g}s budget")
+    except Exception as exc:  # any channel failure degrades retrieval, never the request
+        return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"{type(exc).__name__}: {exc}")
+    return ChannelRun(name, query, hits, ms)
