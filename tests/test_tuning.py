@@ -12,15 +12,9 @@ import pytest
 from lambdarag.cli import main
 from lambdarag.config.domain import Domain, init_domain
 from lambdarag.config.load import load_config
-from lambdarag.tuning.weights import (
-    coordinate_search,
-    make_sample,
-    mean_mrr,
-    read_log_family,
-    samples_from_logs,
-    split,
-    tune,
-)
+from lambdarag.feedback.log import read_log_family
+from lambdarag.tuning.samples import samples_from_logs
+from lambdarag.tuning.search import coordinate_search, make_sample, mean_mrr, split, tune
 
 FACT = {"bm25": 1.0, "vector": 0.5, "graph": 0.1, "wiki": 0.1}
 
@@ -144,7 +138,7 @@ def test_labelled_questions_are_searched_at_full_depth(tmp_path: Path, capsys: p
     from lambdarag.build.steps import build_domain
     from lambdarag.evaluation.dataset import load_questions
     from lambdarag.retrieval.knowledge import KnowledgeBase
-    from lambdarag.tuning.weights import samples_from_questions
+    from lambdarag.tuning.samples import samples_from_questions
 
     domain = init_domain("labelled", tmp_path)
     domain.instance_file.write_text("embedding: {backend: none}\nretrieval:\n  channels:\n"

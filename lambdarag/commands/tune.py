@@ -12,7 +12,7 @@ from lambdarag.errors import InputError
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
-    from lambdarag.tuning.weights import Sample, TuningResult
+    from lambdarag.tuning.search import Sample, TuningResult
 
 
 def register(sub: Any) -> None:
@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
 
 def collect(domain: Domain, questions: Path | None) -> tuple[list[Sample], list[str]]:
     """Samples from the logs (and labelled questions), with lines describing where they came from."""
-    from lambdarag.tuning.weights import samples_from_logs
+    from lambdarag.tuning.samples import samples_from_logs
 
     samples, stats = samples_from_logs(domain.feedback_dir)
     notes = [f"feedback: {stats['requests']} requests, {stats['rated']} rated, {stats['liked']} liked, "
@@ -43,7 +43,7 @@ def collect(domain: Domain, questions: Path | None) -> tuple[list[Sample], list[
     if questions is not None:
         from lambdarag.evaluation.dataset import load_questions
         from lambdarag.retrieval.knowledge import KnowledgeBase
-        from lambdarag.tuning.weights import samples_from_questions
+        from lambdarag.tuning.samples import samples_from_questions
 
         labelled = samples_from_questions(KnowledgeBase.load(domain), load_questions(questions))
         notes.append(f"labelled: {len(labelled)} questions from {questions}")
@@ -75,7 +75,8 @@ def summary_lines(result: TuningResult) -> list[str]:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     from lambdarag.config.domain import open_domain
-    from lambdarag.tuning.weights import current_weights, render_patch, tune, write_proposal
+    from lambdarag.tuning.patch import current_weights, render_patch, write_proposal
+    from lambdarag.tuning.search import tune
 
     if args.min_samples < 2 or not 0 < args.holdout < 1:
         raise InputError("--min-samples must be at least 2 and --holdout between 0 and 1", "fix the arguments")
@@ -100,7 +101,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _apply(domain: Domain, text: str, when: str) -> int:
-    from lambdarag.tuning.weights import apply_patch
+    from lambdarag.tuning.patch import apply_patch
 
     backup = apply_patch(domain, text, when)
     if backup is None:

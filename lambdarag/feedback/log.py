@@ -138,15 +138,7 @@ class FeedbackLog:
 
     def read(self, name: str, limit: int | None = None) -> list[dict[str, Any]]:
         """The records of the current log file ``name`` (newest last; malformed lines skipped)."""
-        path = self.dir / name
-        if not path.exists():
-            return []
-        records = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+        records = _records(self.dir / name)
         return records[-limit:] if limit else records
 
 
@@ -156,3 +148,23 @@ def _size(path: Path) -> int:
     except FileNotFoundError:
         return 0
 
+
+def read_log_family(path: Path) -> list[dict[str, Any]]:
+    """Records of a JSONL log and its rotations (NAME.N … NAME.1, then NAME), oldest first; bad lines skipped."""
+    rotated = sorted(path.parent.glob(path.name + ".[0-9]*"), key=lambda p: -int(p.suffix[1:] or 0))
+    return [r for file in [*(p for p in rotated if p.suffix[1:].isdigit()), path] for r in _records(file)]
+
+
+def _records(file: Path) -> list[dict[str, Any]]:
+    """The JSON objects of one log file; a missing file is empty, a line that is not an object is skipped."""
+    if not file.is_file():
+        return []
+    records = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            records.append(data)
+    return records

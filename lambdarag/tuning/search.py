@@ -1,4 +1,4 @@
-"""Per-intent RRF weight tuning from feedback: pure search functions, then the log and patch I/O.
+"""Per-intent RRF weight tuning: pure search over samples (samples.py reads them, patch.py writes the result).
 
 A sample is one request with each channel's ranked chunk ids (from query_log.jsonl, or recomputed
 for a labelled question) and the chunks that were right (cited in an answer rated "up", or the
@@ -8,35 +8,20 @@ weights, so no retrieval runs during the search; the table and recency boosts ar
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import shutil
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from lambdarag.config.schema import CHANNEL_NAMES, Config
-from lambdarag.errors import InputError
+from lambdarag.config.schema import CHANNEL_NAMES
 from lambdarag.records import Hit
 from lambdarag.retrieval.fusion import weighted_rrf
-
-if TYPE_CHECKING:
-    from lambdarag.config.domain import Domain
-    from lambdarag.evaluation.dataset import EvalQuestion
-    from lambdarag.retrieval.knowledge import KnowledgeBase
 
 WEIGHT_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
 K_GRID = (5, 10, 20, 30, 60, 100)
 MRR_CUTOFF = 10
 MIN_GAIN = 1e-9  # a change must beat the current setting strictly; ties keep what operators configured
 MAX_ROUNDS = 6
-TUNING_DIR = "tuning"  # under the domain's feedback folder
 
 
 @dataclass(frozen=True)
@@ -210,145 +195,17 @@ def _tune_k(result: TuningResult, trains: Mapping[str, Sequence[Sample]],
 
 # ---------------------------------------------------------------- I/O: logs in, patch out
 
-def read_log_family(path: Path) -> list[dict[str, Any]]:
-    """Records of a JSONL log and its rotations (NAME.N … NAME.1, then NAME), oldest first; bad lines skipped."""
-    rotated = sorted(path.parent.glob(path.name + ".[0-9]*"), key=lambda p: -int(p.suffix[1:] or 0))
-    records: list[dict[str, Any]] = []
-    for file in [*(p for p in rotated if p.suffix[1:].isdigit()), path]:
-        if not file.is_file():
-            continue
-        for line in file.read_text(encoding="utf-8").splitlines():
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(data, dict):
-                records.append(data)
-    return records
 
 
-def samples_from_logs(feedback_dir: Path) -> tuple[list[Sample], dict[str, int]]:
-    """Samples from query_log.jsonl joined with ratings.jsonl by request id (latest rating wins)."""
-    from lambdarag.feedback.log import QUERY_LOG, RATINGS_LOG
-
-    ratings = {str(r.get("request_id")): r.get("rating") for r in read_log_family(feedback_dir / RATINGS_LOG)}
-    queries = read_log_family(feedback_dir / QUERY_LOG)
-    stats = {"requests": len(queries), "rated": 0, "liked": 0, "usable": 0}
-    samples = []
-    for record in queries:
-        rating = ratings.get(str(record.get("request_id")))
-        stats["rated"] += rating is not None
-        if rating != "up":
-            continue
-        stats["liked"] += 1
-        rankings = record.get("channels") or {}
-        liked = [str(c) for c in record.get("citations") or []]
-        if not liked or not isinstance(rankings, dict) or not record.get("intent"):
-            continue  # an answer liked without citations does not say which chunks were right
-        samples.append(make_sample(str(record["request_id"]), str(record["intent"]), rankings, liked))
-        stats["usable"] += 1
-    return samples, stats
 
 
-def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion]) -> list[Sample]:
-    """Samples for labelled questions: each channel searched at its full depth, gold documents' chunks relevant."""
-    from lambdarag.options import PipelineOptions
-    from lambdarag.query.condense import condense
-    from lambdarag.query.expand import expand_query
-    from lambdarag.query.intent import classify
-    from lambdarag.retrieval.channel_run import run_channels
-    from lambdarag.retrieval.retrieve import fusion_inputs
-
-    cfg = kb.config
-    samples = []
-    for q in questions:
-        condensed = condense(q.question, q.history, None, cfg.prompts.condense).question
-        intent = classify(condensed, cfg.intents, None).intent
-        expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(), True,
-                                 kb.entity_aliases())
-        runs = run_channels(kb, expansion, PipelineOptions(log=False))
-        # what fusion would see: the same filters as the pipeline (the proximity boost is not searched over)
-        rankings = {name: [h.chunk_id for h in hits] for name, hits in fusion_inputs(kb, runs, intent).items()}
-        gold = set(q.gold_doc_ids)
-        relevant = [c for ids in rankings.values() for c in ids if c in kb.chunks and kb.chunks[c].doc_id in gold]
-        if gold:
-            samples.append(make_sample(q.qid, intent, rankings, relevant, "label"))
-    return samples
 
 
-def current_weights(config: Config) -> dict[str, dict[str, float]]:
-    """Every intent's configured channel weights."""
-    return {name: {c: float(w) for c, w in cls.weights.items()} for name, cls in config.intents.classes.items()}
 
 
-def _flow(weights: Mapping[str, float]) -> str:
-    return "{" + ", ".join(f"{c}: {round(weights.get(c, 0.0), 4)}" for c in CHANNEL_NAMES) + "}"
 
 
-def render_patch(result: TuningResult, domain: str, when: str) -> str:
-    """The proposed instance.yml patch as YAML, with the evidence in comments."""
-    sources = ", ".join(f"{k}: {v}" for k, v in sorted(result.sources.items())) or "none"
-    lines = [f"# LambdaRAG tuning proposal for domain {domain!r}, {when}",
-             f"# {result.samples} samples ({sources}); at least {result.min_samples} per intent; "
-             f"held-out {result.holdout:.0%}, seed {result.seed}",
-             "# MRR@10 of the liked (cited in answers rated up) or gold chunks, fusion recomputed by weighted RRF.",
-             f"# apply: lambdarag tune --domain {domain} --apply <this file>   (instance.yml is backed up first)"]
-    if result.thin:
-        lines.append("# too thin to tune: " + ", ".join(f"{i} ({n})" for i, n in result.thin.items()))
-    for t in result.intents:
-        if not t.improved:
-            lines.append(f"# kept {t.intent}: held-out MRR {t.test_before:.3f} -> {t.test_after:.3f} "
-                         f"(gain not above {result.min_gain:g})")
-    body: list[str] = []
-    if result.changes:
-        body += ["intents:", "  classes:"]
-        for t in result.changes:
-            body += [f"    {t.intent}:",
-                     f"      # train n={t.n_train}: MRR {t.train_before:.3f} -> {t.train_after:.3f}; "
-                     f"held-out n={t.n_test}: MRR {t.test_before:.3f} -> {t.test_after:.3f}",
-                     f"      # before: {_flow(t.before)}",
-                     f"      weights: {_flow(t.after)}"]
-    if result.k_improved:
-        body += ["retrieval:", f"  # held-out MRR {result.k_test_before:.3f} -> {result.k_test_after:.3f} "
-                               f"(k {result.k_before} -> {result.k_after}, with the weights above)",
-                 f"  rrf_k: {result.k_after}"]
-    if not body:
-        body = ["# no change proposed: nothing beat the current settings on the held-out split", "{}"]
-    return "\n".join([*lines, *body]) + "\n"
 
 
-def write_proposal(domain: Domain, text: str, when: str) -> Path:
-    """feedback/tuning/proposed-<timestamp>.yml."""
-    folder = domain.feedback_dir / TUNING_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"proposed-{when.replace(':', '').replace('-', '')}.yml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
-def apply_patch(domain: Domain, patch_text: str, when: str) -> Path | None:
-    """Merge the patch into instance.yml after checking the result loads; returns the backup (None: no change)."""
-    from lambdarag.config.load import load_config, merge, read_yaml
-
-    patch = yaml.safe_load(patch_text) or {}
-    if not isinstance(patch, dict):
-        raise InputError("the tuning patch is not a YAML mapping", "pass a file written by lambdarag tune")
-    if not patch:
-        return None
-    current = read_yaml(domain.instance_file) if domain.instance_file.exists() else {}
-    merged = merge(current, patch)
-    header = f"# patched by lambdarag tune at {when}; the previous version (with its comments) is in the backup\n"
-    text = header + yaml.safe_dump(merged, allow_unicode=True, sort_keys=False)
-    candidate = domain.instance_file.with_name(f".instance.yml.{when}.tmp")
-    candidate.write_text(text, encoding="utf-8")
-    try:
-        load_config(candidate)  # refuse a patch that would leave the domain without a valid config
-        backup = domain.instance_file.with_name(f"instance.yml.bak-{when.replace(':', '').replace('-', '')}")
-        if domain.instance_file.exists():
-            shutil.copy2(domain.instance_file, backup)
-        else:
-            backup.write_text("# there was no instance.yml before tuning\n", encoding="utf-8")
-        os.replace(candidate, domain.instance_file)
-    finally:
-        candidate.unlink(missing_ok=True)
-    return backup
