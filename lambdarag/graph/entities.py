@@ -33,6 +33,7 @@ from lambdarag.graph.lexicon import (
 )
 from lambdarag.graph.schema import Entity
 from lambdarag.text.dates import find_dates
+from lambdarag.text.numerals import ONE_TO_NINE, TEN
 
 # --- Compiled patterns ----------------------------------------------------------------------------
 
@@ -47,11 +48,15 @@ _PHONE = re.compile(
     r"(?<![\d-])(?:\(0\d{2,3}\)\s?\d{7,8}|0\d{2,3}[-－]\d{7,8}|400[-－]?\d{3}[-－]?\d{4}|1[3-9]\d{9}|[2-8]\d{6,7})"
     r"(?:\s?(?:转|分机|ext\.?)\s?\d{1,5})?(?![\d.%元万年月日号])"
 )
+# Narrower than text.dates reads (no Ｏ in a year, no 零 or ○ in a month or day): kept as the graph has
+# always found date mentions; find_dates then normalises each one.
+_YEAR_DIGITS = f"〇零○{ONE_TO_NINE}"
+_DAY_DIGITS = f"〇{ONE_TO_NINE}{TEN}"
 _DATE = re.compile(
     r"(?<![\d.])\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?"
     r"|(?<![\d.])\d{4}([-/.])\d{1,2}\1\d{1,2}(?!\d)"
     r"|(?<![\d./-])\d{4}[-/]\d{1,2}(?![\d/-])"
-    r"|[〇零○一二三四五六七八九]{4}年(?:[〇一二三四五六七八九十]{1,3}月(?:[〇一二三四五六七八九十]{1,3}[日号])?)?"
+    rf"|[{_YEAR_DIGITS}]{{4}}年(?:[{_DAY_DIGITS}]{{1,3}}月(?:[{_DAY_DIGITS}]{{1,3}}[日号])?)?"
 )
 _AMOUNT = re.compile(
     r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:万|亿|千)?元(?:/(?:人|天|次|晚|月|年|人天|间|公里|小时))*"

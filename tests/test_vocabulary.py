@@ -1,0 +1,66 @@
+"""The shared text vocabularies (numerals, contact patterns, question cues, sentence ends) and what each
+consumer reads from them: the expected values were recorded before the copies were merged."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from lambdarag.graph.entities import extract_entities
+from lambdarag.query.temporal import cn_number, time_scope
+from lambdarag.text import numerals
+from lambdarag.text.dates import find_dates
+
+# --- Chinese numerals -----------------------------------------------------------------------------
+
+
+def test_numeral_tables_derive_each_callers_old_table() -> None:
+    assert numerals.DATE_DIGITS == {"〇": 0, "零": 0, "○": 0, "Ｏ": 0, "一": 1, "二": 2, "三": 3, "四": 4,
+                                    "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+    assert numerals.COUNT_DIGITS == {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+                                     "八": 8, "九": 9, "十": 10}
+    assert "".join(numerals.DATE_DIGITS) == "〇零○Ｏ一二三四五六七八九"  # the date regex's character class
+
+
+@pytest.mark.parametrize(("text", "dates", "graph_dates"), [
+    ("二〇二三年三月一日", ("2023-03-01",), ["2023-03-01"]),
+    ("二Ｏ二四年十二月", ("2024-12",), []),  # the graph's date mention takes no Ｏ in a year
+    ("二○二二年", ("2022",), ["2022"]),
+    ("二零二一年十月三十一日", ("2021-10-31",), ["2021-10-31"]),
+    ("两〇二三年", (), []),  # 两 is never a digit of a written date
+    ("二〇二三年十三月", (), []),
+    ("二〇二三年二月三十日", (), []),
+    ("二〇二三年〇三月〇五日", ("2023-03-05",), ["2023-03-05"]),
+    ("2023年3月1日及二〇二四年", ("2023-03-01", "2024"), ["2023-03-01", "2024"]),
+])
+def test_chinese_numeral_dates_unchanged(text: str, dates: tuple[str, ...], graph_dates: list[str]) -> None:
+    assert find_dates(text) == dates
+    assert [e.name for e in extract_entities(text) if e.kind == "date"] == graph_dates
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("五", 5), ("十", 10), ("十二", 12), ("二十", 20), ("两", 2), ("二十三", 23), ("九十九", 99), ("12", 12),
+    ("〇", None), ("零", None), ("二三", None),  # a count has no zero and no digit-by-digit spelling
+    ("十十", 20), ("两十", 20), ("十两", 12), ("x十", 0),  # lenient around 十: an unknown part counts as 0
+])
+def test_cn_number_unchanged(text: str, value: int | None) -> None:
+    assert cn_number(text) == value
+
+
+@pytest.mark.parametrize(("question", "years"), [
+    ("近五年的招生人数", (2021, 2025)), ("近两年", (2024, 2025)), ("过去十年", (2016, 2025)),
+    ("最近十二年", (2014, 2025)), ("前三年", (2023, 2025)), ("近二十个年度", (2006, 2025)), ("近3年", (2023, 2025)),
+])
+def test_counted_year_phrases_unchanged(question: str, years: tuple[int, int]) -> None:
+    scope = time_scope(question, date(2025, 6, 1))
+    assert scope is not None and (scope.start_year, scope.end_year) == years
+    assert time_scope("近〇年", date(2025, 6, 1)) is None
+
+
+def test_numeral_readings() -> None:
+    assert numerals.spelled_digits("二〇二三") == "2023"
+    assert numerals.tens_value("三十一", numerals.DATE_DIGITS, unknown=None) == 31
+    assert numerals.tens_value("两十", numerals.DATE_DIGITS, unknown=None) is None
+    with pytest.raises(KeyError):
+        numerals.spelled_digits("两", numerals.DATE_DIGITS)
