@@ -7,9 +7,11 @@ from datetime import date
 
 import pytest
 
+from lambdarag.answer.slot_rules import person_slots, process_slots
 from lambdarag.graph.entities import extract_entities
 from lambdarag.query.temporal import cn_number, time_scope
-from lambdarag.text import numerals
+from lambdarag.records import Chunk
+from lambdarag.text import numerals, patterns
 from lambdarag.text.dates import find_dates
 
 # --- Chinese numerals -----------------------------------------------------------------------------
@@ -64,3 +66,39 @@ def test_numeral_readings() -> None:
     assert numerals.tens_value("两十", numerals.DATE_DIGITS, unknown=None) is None
     with pytest.raises(KeyError):
         numerals.spelled_digits("两", numerals.DATE_DIGITS)
+
+
+# --- Contact and title patterns -------------------------------------------------------------------
+
+PROSE = Chunk("c#1", "c", "通讯录", "通讯录 > 联系方式",
+              "如有疑问请联系负责人：王芳，电话02787654321，联系邮箱wangfang@example.edu.cn。")
+BASIS = Chunk("p#1", "p", "办法", "办法 > 第一章 总则",
+              "根据《某某单位经费管理\n办法》和《天》制定本细则，参照《某某单位采购规定》执行。")
+
+
+def _graph(text: str, kinds: tuple[str, ...] = ("phone", "email", "regulation")) -> list[tuple[str, str]]:
+    return [(e.name, e.kind) for e in extract_entities(text) if e.kind in kinds]
+
+
+def test_contact_variants_differ_where_they_always_did() -> None:
+    assert patterns.CONTACT_PHONE.findall("电话02787654321，付13912345678元") == ["02787654321", "13912345678"]
+    assert patterns.PHONE.findall("电话02787654321，付13912345678元") == []  # no hyphen; an amount
+    assert patterns.CONTACT_EMAIL.findall("联系邮箱wangfang@example.edu.cn") == ["联系邮箱wangfang@example.edu.cn"]
+    assert patterns.EMAIL.findall("联系邮箱wangfang@example.edu.cn") == ["wangfang@example.edu.cn"]
+    assert patterns.CITED_TITLE.findall("《天》《甲\n乙》") == ["甲\n乙"]
+    assert patterns.TITLE.findall("《天》《甲\n乙》") == ["天"]
+
+
+def test_slot_filling_reads_contacts_and_basis_as_before() -> None:
+    person = person_slots("王芳的电话和邮箱是多少", [PROSE])
+    assert (person["name"], person["phone"], person["email"]) == (
+        "王芳", "02787654321", "联系邮箱wangfang@example.edu.cn")  # the loose e-mail takes the word before it
+    assert process_slots("依据是什么", [BASIS])["basis"] == ["《某某单位经费管理\n办法》", "《某某单位采购规定》"]
+
+
+def test_graph_reads_contacts_and_titles_as_before() -> None:
+    assert _graph("请致电(027) 87654321或400-123-4567，分机87651010转123") == [
+        ("(027)87654321", "phone"), ("400-123-4567", "phone"), ("87651010转123", "phone")]
+    assert _graph("付13912345678元；电话02787654321") == []
+    assert _graph(PROSE.text, ("email",)) == [("wangfang@example.edu.cn", "email")]
+    assert _graph(BASIS.text) == [("天", "regulation"), ("某某单位采购规定", "regulation")]
