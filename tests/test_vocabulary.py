@@ -102,3 +102,33 @@ def test_graph_reads_contacts_and_titles_as_before() -> None:
     assert _graph("付13912345678元；电话02787654321") == []
     assert _graph(PROSE.text, ("email",)) == [("wangfang@example.edu.cn", "email")]
     assert _graph(BASIS.text) == [("天", "regulation"), ("某某单位采购规定", "regulation")]
+
+
+# --- Question cues --------------------------------------------------------------------------------
+
+
+def test_each_consumer_keeps_its_cue_set() -> None:
+    from lambdarag.answer import sentences, table_lookup, table_text
+
+    assert table_lookup.DATE_WORDS.pattern == "什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|when"
+    assert sentences.DATE_QUESTION.pattern == "什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when"
+    assert table_lookup.AMOUNT_WORDS.pattern == "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)"
+    assert sentences.AMOUNT_QUESTION.pattern == (
+        "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)")
+    assert table_lookup._MOST.pattern == "最多|最高|最大|最长|最贵|最快|第一"
+    assert table_text._MOST.pattern == "最多|最高|最大|最长|最贵|最快"
+    assert table_lookup._LEAST.pattern == table_text._LEAST.pattern == "最少|最低|最小|最短|最便宜|最慢"
+
+
+@pytest.mark.parametrize(("question", "date", "amount", "value"), [
+    ("新规定何时起施行", True, False, True), ("新规定从哪天生效", True, False, True),
+    ("住宿费的限额是多少", False, True, True), ("报销时限", False, False, False), ("When is it due", True, False, False),
+    ("排名第一的是哪个学院", False, False, False), ("几号窗口", True, False, True),
+])
+def test_cue_sets_answer_as_before(question: str, date: bool, amount: bool, value: bool) -> None:
+    from lambdarag.answer import sentences, table_lookup
+
+    assert bool(table_lookup.DATE_WORDS.search(question)) == date
+    assert bool(table_lookup.AMOUNT_WORDS.search(question)) == amount
+    assert bool(table_lookup.VALUE_QUESTION.search(question)) == value
+    assert bool(sentences.AMOUNT_QUESTION.search("报销时限")) and not table_lookup.AMOUNT_WORDS.search("报销时限")
