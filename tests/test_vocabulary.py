@@ -110,9 +110,11 @@ def test_graph_reads_contacts_and_titles_as_before() -> None:
 def test_each_consumer_keeps_its_cue_set() -> None:
     from lambdarag.answer import sentences, table_lookup, table_text
 
-    assert table_lookup.DATE_WORDS.pattern == "什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|when"
-    assert sentences.DATE_QUESTION.pattern == "什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when"
-    assert table_lookup.AMOUNT_WORDS.pattern == "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)"
+    dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止"
+    assert table_lookup.DATE_WORDS.pattern == f"{dates}|when"
+    assert sentences.DATE_QUESTION.pattern == f"{dates}|起施行|生效|when"
+    assert table_lookup.AMOUNT_WORDS.pattern == (
+        "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)")
     assert sentences.AMOUNT_QUESTION.pattern == (
         "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)")
     assert table_lookup._MOST.pattern == "最多|最高|最大|最长|最贵|最快|第一"
@@ -122,7 +124,8 @@ def test_each_consumer_keeps_its_cue_set() -> None:
 
 @pytest.mark.parametrize(("question", "date", "amount", "value"), [
     ("新规定何时起施行", True, False, True), ("新规定从哪天生效", True, False, True),
-    ("住宿费的限额是多少", False, True, True), ("报销时限", False, False, False), ("When is it due", True, False, False),
+    ("住宿费的限额是多少", False, True, True), ("报销时限", False, False, False),
+    ("When is it due", True, False, False),
     ("排名第一的是哪个学院", False, False, False), ("几号窗口", True, False, True),
 ])
 def test_cue_sets_answer_as_before(question: str, date: bool, amount: bool, value: bool) -> None:
@@ -132,3 +135,19 @@ def test_cue_sets_answer_as_before(question: str, date: bool, amount: bool, valu
     assert bool(table_lookup.AMOUNT_WORDS.search(question)) == amount
     assert bool(table_lookup.VALUE_QUESTION.search(question)) == value
     assert bool(sentences.AMOUNT_QUESTION.search("报销时限")) and not table_lookup.AMOUNT_WORDS.search("报销时限")
+
+
+# --- Specificity ----------------------------------------------------------------------------------
+
+
+def test_graph_and_wiki_specificity_formulas() -> None:
+    import math
+
+    from lambdarag.channels.graph import mention_idf
+    from lambdarag.channels.wiki import IndexedPage, page_specificity
+
+    assert mention_idf(4, 100) == math.log(1 + 100 / 4) and mention_idf(0, 100) == 0.0
+    page = IndexedPage("s", "t", (), ("a", "b", "c", "d"), "", "", False)
+    assert page_specificity(page, 100) == math.log(1 + 100 / 4) / math.log(1 + 100)
+    assert page_specificity(page, 1) == 1.0
+    assert page_specificity(IndexedPage("s", "t", (), (), "", "", False), 100) == 1.0
