@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
+from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import find_dates
 from lambdarag.text.tokenizer import keyword_overlap, normalize, split_sentences
@@ -36,10 +38,8 @@ MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
-DATE_QUESTION = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|起施行|生效|when", re.IGNORECASE)
-AMOUNT_QUESTION = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|"
-                             r"how (?:much|many|long)",
-                             re.IGNORECASE)
+DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
+AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE)
 AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万)"
                     r"|"
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")

@@ -22,10 +22,8 @@ from lambdarag.answer.table_text import (
     superlative_row,
 )
 from lambdarag.records import Chunk
+from lambdarag.text.patterns import CITED_TITLE, CONTACT_EMAIL, CONTACT_PHONE
 
-PHONE = re.compile(r"(?<!\d)(0\d{2,3}-?\d{7,8}|1[3-9]\d{9})(?!\d)")
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-REGULATION = re.compile(r"《[^《》]{2,60}》")
 _NAME_BEFORE_PHONE = re.compile(r"([\u4e00-\u9fff]{2,3})[，,：:\s]*(?:办公电话|联系电话|电话)")
 _NAME_AFTER_ROLE = re.compile(
     r"(?:负责人|联系人|经办人|主管|科长|主任|处长)[：:\s]*([\u4e00-\u9fff]{2,3})(?=[，,；;（(\s]|$)"
@@ -131,7 +129,7 @@ def _person_from_prose(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str,
     best: tuple[float, str, str] | None = None
     for chunk in evidence:
         for segment in _segments(chunk.text):
-            if not (PHONE.search(segment) or EMAIL.search(segment)):
+            if not (CONTACT_PHONE.search(segment) or CONTACT_EMAIL.search(segment)):
                 continue
             score = match_score(wanted, segment)
             if best is None or score > best[0]:
@@ -143,9 +141,9 @@ def _person_from_prose(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str,
     name = _NAME_AFTER_ROLE.search(segment) or _NAME_BEFORE_PHONE.search(segment)
     if name:
         slots["name"] = name.group(1)
-    if phone := PHONE.search(segment):
+    if phone := CONTACT_PHONE.search(segment):
         slots["phone"] = phone.group(1)
-    if email := EMAIL.search(segment):
+    if email := CONTACT_EMAIL.search(segment):
         slots["email"] = email.group(0)
     slots["mention"] = segment
     slots["sources"] = {k: chunk_id for k in slots}
@@ -272,7 +270,8 @@ def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:
 
 def _basis(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
     for chunk in pool[:4]:
-        found = list(dict.fromkeys(REGULATION.findall(f"{chunk.breadcrumb}\n{chunk.text}")))
+        cited = CITED_TITLE.finditer(f"{chunk.breadcrumb}\n{chunk.text}")
+        found = list(dict.fromkeys(m.group(0) for m in cited))  # with the brackets, as the answer quotes it
         if found:
             return found[:3], chunk.chunk_id
     return [], ""

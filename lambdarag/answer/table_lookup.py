@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lambdarag.answer import cues
+from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.table_text import ParsedTable, grams, label_column, number, parse_table, question_grams
 from lambdarag.text.dates import find_dates
 from lambdarag.text.tokenizer import normalize
@@ -23,23 +25,19 @@ PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商�
 EXACT_COLUMN = 3.0  # a header quoted in the question outweighs shared words
 NAMED_WEIGHT = 1.0  # a named cell's specificity on top of the words a row shares with the question
 TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|total|sum)\b", re.IGNORECASE)
-_MOST = re.compile(r"最多|最高|最大|最长|最贵|最快|第一")
-_LEAST = re.compile(r"最少|最低|最小|最短|最便宜|最慢")
+_MOST = cue_pattern(*cues.MOST, *cues.RANKED_FIRST)
+_LEAST = cue_pattern(*cues.LEAST)
 _BRACKET = re.compile(r"\s*[(（][^()（）]*[)）]\s*")
 _UNIT = re.compile(r"[(（]([^()（）/]{1,6})[)）]")
-_WHICH = re.compile(r"哪|谁|什么|排名|which|who|what", re.IGNORECASE)
+_WHICH = cue_pattern(*cues.WHICH, flags=re.IGNORECASE)
 _ASKED_KIND = re.compile(r"哪(?:一个|个|一|些|位|家|所|种|类)?([\u4e00-\u9fff]{1,2})")
 _DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
 _TEN_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)万(?=元|人|笔|$|[^\d])")
 _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
 
-VALUE_QUESTION = re.compile(
-    r"多少|几[个天年月次号位名]|多久|多长|多大|多高|标准|限额|上限|金额|费用|比例|税率|分数|价格|数量|人数|时长|时间|日期|"
-    r"哪天|哪一天|何时|什么时候|截止|电话|邮箱|地址|地点|在哪"
-)
-DATE_WORDS = re.compile(r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止|when", re.IGNORECASE)
-AMOUNT_WORDS = re.compile(r"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)",
-                          re.IGNORECASE)
+VALUE_QUESTION = cue_pattern(*cues.VALUE)
+DATE_WORDS = cue_pattern(*cues.DATE, *cues.DATE_EN, flags=re.IGNORECASE)
+AMOUNT_WORDS = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_TABLE, *cues.AMOUNT_EN, flags=re.IGNORECASE)
 _DAY = re.compile(r"\d{1,2}月\d{1,2}日|\d{1,2}日前|次月|次年")
 CAPTION_WEIGHT = 0.5  # a word the question shares with the table's caption or breadcrumb
 RANK_PENALTY = 0.05  # per evidence position: fusion's order breaks near ties

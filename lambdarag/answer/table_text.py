@@ -10,18 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lambdarag.answer import cues
+from lambdarag.answer.cues import cue_pattern
+
 _SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
 _SPLITTERS = ("|", "｜", "\t")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[A-Za-z]{2,}|\d+(?:\.\d+)?")
 _MIXED = re.compile(r"[A-Za-z0-9]+[\u3400-\u9fff]")  # "C类", "2号", "4月": the letter or number is the point
 _FOOTNOTE = re.compile(r"^\s*(?:注|备注|说明|资料来源|数据来源)\s*[:：]")
-_MOST = re.compile(r"最多|最高|最大|最长|最贵|最快")
-_LEAST = re.compile(r"最少|最低|最小|最短|最便宜|最慢")
-# Words that ask something rather than name something: they must not pull a row or column.
-_QUESTION_NOISE = frozenset(
-    {"多少", "是谁", "哪个", "哪些", "什么", "怎么", "如何", "请问", "是多", "谁负", "找谁", "的是"}
-)
+_MOST = cue_pattern(*cues.MOST)
+_LEAST = cue_pattern(*cues.LEAST)
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def grams(text: str) -> set[str]:
 
 def question_grams(question: str) -> set[str]:
     """The question's bigrams without interrogative noise."""
-    return grams(question) - _QUESTION_NOISE
+    return grams(question) - cues.QUESTION_NOISE
 
 
 def match_score(wanted: set[str], text: str) -> float:

@@ -108,8 +108,8 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     return BuildResult(NAME, graph.number_of_nodes(), time.perf_counter() - start, detail=detail)
 
 
-def specificity(mentions: int, n_chunks: int) -> float:
-    """ln(1 + N / df): an entity named in few chunks tells more about them than one named everywhere (IDF)."""
+def mention_idf(mentions: int, n_chunks: int) -> float:
+    """ln(1 + N / df), 0 when unmentioned: an entity named in few chunks tells more than one named everywhere."""
     return math.log(1 + n_chunks / mentions) if mentions else 0.0
 
 
@@ -159,7 +159,7 @@ class GraphChannel:
         contributors: dict[str, list[tuple[float, str]]] = {}
         for node, reach in reached.items():
             mentions = self.graph.nodes[node]["chunks"]
-            value = reach.score * specificity(len(mentions), self.n_chunks)
+            value = reach.score * mention_idf(len(mentions), self.n_chunks)
             for chunk_id in mentions:
                 contributors.setdefault(chunk_id, []).append((value, node))
         scores = {c: chunk_score([(v, reached[n].hops) for v, n in found]) for c, found in contributors.items()}

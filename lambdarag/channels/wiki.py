@@ -7,7 +7,7 @@ search at the next `python scripts/wiki_compile.py --domain NAME`, which keeps t
 LLM call for unchanged input. A snapshot keeps what a server reads atomic and consistent with its
 manifest, instead of following half-saved files in an editor.
 
-A page's score (BM25 normalised to the best page, plus TITLE_BOOST · specificity when the question
+A page's score (BM25 normalised to the best page, plus TITLE_BOOST · page_specificity when the question
 names the page's title or an alias) is spread over its source chunks, best first: the j-th source gets
 score · SPREAD^j. Each hit carries the page id, an excerpt (summary and key facts, at most
 EXCERPT_CHARS) as side text for the context, and in ``extra["match"]`` whether the question names the
@@ -133,8 +133,8 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     return BuildResult(NAME, len(pages), time.perf_counter() - start, detail=report.summary())
 
 
-def specificity(page: IndexedPage, n_chunks: int) -> float:
-    """ln(1 + N / sources) / ln(1 + N): naming a page that covers half the corpus (the university) says little."""
+def page_specificity(page: IndexedPage, n_chunks: int) -> float:
+    """ln(1 + N / max(1, sources)) / ln(1 + N), 1 when N ≤ 1: the graph's mention_idf scaled to 0..1 for a page."""
     if n_chunks <= 1:
         return 1.0
     return math.log(1 + n_chunks / max(1, len(page.sources))) / math.log(1 + n_chunks)
@@ -159,7 +159,7 @@ class WikiChannel:
         scored = []
         for page, value in zip(self.pages, raw, strict=True):
             named = any(n in text for n in page.names)
-            boost = TITLE_BOOST * specificity(page, self.n_chunks) if named else 0.0
+            boost = TITLE_BOOST * page_specificity(page, self.n_chunks) if named else 0.0
             score = (value / top if top > 0 else 0.0) + boost
             if score > 0:
                 scored.append((score, page, named))

@@ -33,6 +33,8 @@ from lambdarag.graph.lexicon import (
 )
 from lambdarag.graph.schema import Entity
 from lambdarag.text.dates import find_dates
+from lambdarag.text.numerals import ONE_TO_NINE, TEN
+from lambdarag.text.patterns import EMAIL, PHONE, TITLE
 
 # --- Compiled patterns ----------------------------------------------------------------------------
 
@@ -41,17 +43,15 @@ _SUFFIX_RE = re.compile("|".join(sorted(map(re.escape, SUFFIXES), key=len, rever
 _SPLIT_RE = re.compile("|".join(sorted(map(re.escape, SPLIT_WORDS), key=len, reverse=True)))
 # 主管 is a role only on its own (张敏（主管）); before a word it is the verb (主管报账大厅).
 _ROLE_RE = re.compile(f"(?:{'|'.join(ROLES)})(?!部门|单位|领导|机关|校领导)".replace("主管", f"主管(?![{CJK}])"))
-_REGULATION = re.compile(r"《([^《》\n]{1,80})》")
-_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-_PHONE = re.compile(
-    r"(?<![\d-])(?:\(0\d{2,3}\)\s?\d{7,8}|0\d{2,3}[-－]\d{7,8}|400[-－]?\d{3}[-－]?\d{4}|1[3-9]\d{9}|[2-8]\d{6,7})"
-    r"(?:\s?(?:转|分机|ext\.?)\s?\d{1,5})?(?![\d.%元万年月日号])"
-)
+# Narrower than text.dates reads (no Ｏ in a year, no 零 or ○ in a month or day): kept as the graph has
+# always found date mentions; find_dates then normalises each one.
+_YEAR_DIGITS = f"〇零○{ONE_TO_NINE}"
+_DAY_DIGITS = f"〇{ONE_TO_NINE}{TEN}"
 _DATE = re.compile(
     r"(?<![\d.])\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?"
     r"|(?<![\d.])\d{4}([-/.])\d{1,2}\1\d{1,2}(?!\d)"
     r"|(?<![\d./-])\d{4}[-/]\d{1,2}(?![\d/-])"
-    r"|[〇零○一二三四五六七八九]{4}年(?:[〇一二三四五六七八九十]{1,3}月(?:[〇一二三四五六七八九十]{1,3}[日号])?)?"
+    rf"|[{_YEAR_DIGITS}]{{4}}年(?:[{_DAY_DIGITS}]{{1,3}}月(?:[{_DAY_DIGITS}]{{1,3}}[日号])?)?"
 )
 _AMOUNT = re.compile(
     r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:万|亿|千)?元(?:/(?:人|天|次|晚|月|年|人天|间|公里|小时))*"
@@ -99,17 +99,17 @@ _FULLWIDTH = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5
 
 
 def _regulations(text: str) -> list[Entity]:
-    return [Entity(m.group(1).strip(), "regulation", m.start(1), m.end(1)) for m in _REGULATION.finditer(text)
+    return [Entity(m.group(1).strip(), "regulation", m.start(1), m.end(1)) for m in TITLE.finditer(text)
             if m.group(1).strip()]
 
 
 def _emails(text: str) -> list[Entity]:
-    return [Entity(m.group(), "email", m.start(), m.end()) for m in _EMAIL.finditer(text)]
+    return [Entity(m.group(), "email", m.start(), m.end()) for m in EMAIL.finditer(text)]
 
 
 def _phones(text: str) -> list[Entity]:
     out = []
-    for m in _PHONE.finditer(text):
+    for m in PHONE.finditer(text):
         digits = m.group()
         if len(digits) == 8 and _YYYYMMDD.fullmatch(digits):
             continue  # 20240701 is a date written without separators

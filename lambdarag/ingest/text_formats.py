@@ -14,9 +14,10 @@ from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document
 from lambdarag.ingest.tables import build_table
 from lambdarag.text.dates import find_dates
+from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
 
 _MAX_NOTED_LINES = 5
-_CN_NUM = "一二三四五六七八九十百千零〇两\\d"
+_CN_NUM = f"{ONE_TO_NINE}{TEN}百千零〇{TWO_COUNTING}\\d"  # heading and list numbers: 第十二章, 二百零一、
 _CHAPTER = re.compile(rf"^第[{_CN_NUM}]+[章编](\s|$)")
 _PART = re.compile(rf"^第[{_CN_NUM}]+节(\s|$)")
 _ENUMERATED = re.compile(rf"^[{_CN_NUM}]+、\S")

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-_CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_NUM = r"(\d{1,2}|十[一二三四五六七八九]?|[一两二三四五六七八九]十?)"
+from lambdarag.text.numerals import COUNT_DIGITS, ONE_TO_NINE, TEN, TWO_COUNTING, tens_value
+
+# 1-99 in digits or Chinese: 十, 十二, 两, 二十 (两 does not follow 十: "十两" is no number)
+_NUM = rf"(\d{{1,2}}|{TEN}[{ONE_TO_NINE}]?|[{ONE_TO_NINE}{TWO_COUNTING}]{TEN}?)"
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 MAX_EXPANDED_YEARS = 30  # a range longer than this is not spelled out year by year
 
@@ -45,10 +47,9 @@ def cn_number(text: str) -> int | None:
     """1-99 written in digits or simple Chinese numerals (五, 十, 十二, 二十, 两)."""
     if text.isdigit():
         return int(text)
-    if "十" not in text:
-        return _CN_NUM.get(text)
-    tens, _, units = text.partition("十")
-    return (_CN_NUM.get(tens, 0) if tens else 1) * 10 + (_CN_NUM.get(units, 0) if units else 0)
+    if TEN not in text:
+        return COUNT_DIGITS.get(text)
+    return tens_value(text, COUNT_DIGITS, unknown=0)  # lenient: an unknown part counts as 0, as it always has
 
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], int], tuple[int | None, int | None, bool]]]

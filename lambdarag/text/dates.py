@@ -11,13 +11,12 @@ import re
 from datetime import date
 
 from lambdarag.errors import InputError
+from lambdarag.text.numerals import DATE_DIGITS, TEN, spelled_digits, tens_value
 
 # --- Dates in documents -------------------------------------------------------------------------
 
-_CN_DIGITS = {"〇": 0, "零": 0, "○": 0, "Ｏ": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9}
-_CN_DIGIT = "〇零○Ｏ一二三四五六七八九"
-_CN_SMALL = f"[{_CN_DIGIT}十]{{1,3}}"
+_CN_DIGIT = "".join(DATE_DIGITS)
+_CN_SMALL = f"[{_CN_DIGIT}{TEN}]{{1,3}}"
 _YEAR_MIN, _YEAR_MAX = 1000, 2999
 
 # 2023年3月1日 / 2023年3月 / 2023年 (also with full-width digits, normalised before matching)
@@ -83,20 +82,17 @@ def _add(found: set[str], year: str | None, month: str | None, day: str | None) 
 
 
 def _cn_year(digits: str) -> str:
-    return "".join(str(_CN_DIGITS[ch]) for ch in digits)
+    return spelled_digits(digits, DATE_DIGITS)
 
 
 def _cn_small(numeral: str | None) -> str | None:
     """Chinese numerals up to 31 (三, 十, 十二, 二十, 二十三, 〇三) as a digit string."""
     if not numeral:
         return None
-    if "十" not in numeral:
-        return "".join(str(_CN_DIGITS[ch]) for ch in numeral)
-    tens, _, units = numeral.partition("十")
-    if (tens and tens not in _CN_DIGITS) or (units and units not in _CN_DIGITS):
-        return None
-    value = (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[units] if units else 0)
-    return str(value)
+    if TEN not in numeral:
+        return spelled_digits(numeral, DATE_DIGITS)
+    value = tens_value(numeral, DATE_DIGITS, unknown=None)
+    return None if value is None else str(value)
 
 
 # --- Query-side temporal expressions (added separately) -----------------------------------------

@@ -1,0 +1,32 @@
+"""Chinese numerals: one table of digit characters, and the readings dates and counts take from it."""
+
+from __future__ import annotations
+
+ONE_TO_NINE = "一二三四五六七八九"
+# 〇 and 零 are zero; ○ (a circle) and Ｏ (a full-width letter O) stand in for 〇 in typed documents.
+ZEROS = "〇零○Ｏ"
+TWO_COUNTING = "两"  # the counting form of 二 (两年, 两个)
+TEN = "十"
+DIGITS: dict[str, int] = {
+    **dict.fromkeys(ZEROS, 0), **{ch: i for i, ch in enumerate(ONE_TO_NINE, start=1)}, TWO_COUNTING: 2,
+}
+
+# A written date spells its digits one by one (二〇二三年): 两 only counts, it is never a digit there.
+DATE_DIGITS: dict[str, int] = {ch: value for ch, value in DIGITS.items() if ch != TWO_COUNTING}
+# A count (近五年, 两年, 十年) has no zero, and 十 alone is ten.
+COUNT_DIGITS: dict[str, int] = {**{ch: value for ch, value in DIGITS.items() if value}, TEN: 10}
+
+
+def spelled_digits(numeral: str, table: dict[str, int] = DATE_DIGITS) -> str:
+    """The digit string of a numeral written digit by digit ("二〇二三" → "2023"); KeyError on another character."""
+    return "".join(str(table[ch]) for ch in numeral)
+
+
+def tens_value(numeral: str, table: dict[str, int], unknown: int | None) -> int | None:
+    """A numeral around 十 (十, 十二, 二十, 二十三) as a number; a part not in ``table`` counts as ``unknown``."""
+    tens, _, units = numeral.partition(TEN)
+    high = table.get(tens, unknown) if tens else 1
+    low = table.get(units, unknown) if units else 0
+    if high is None or low is None:
+        return None
+    return high * 10 + low

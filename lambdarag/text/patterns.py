@@ -1,0 +1,50 @@
+"""Contact and citation patterns: phone numbers, e-mail addresses and 《titles》, one definition each.
+
+The graph's mention patterns are the base; slot filling and version detection read variants derived here,
+each with the reason it differs, so the differences stand in one place instead of in two copies.
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- Phone numbers --------------------------------------------------------------------------------
+
+MOBILE = r"1[3-9]\d{9}"  # a mainland mobile: 1, a network digit 3-9, nine more
+AREA_CODE = r"0\d{2,3}"
+SUBSCRIBER = r"\d{7,8}"
+_HOTLINE = r"400[-－]?\d{3}[-－]?\d{4}"
+_LOCAL = r"[2-8]\d{6,7}"  # a number without its area code, as a campus directory writes it
+_EXTENSION = r"(?:\s?(?:转|分机|ext\.?)\s?\d{1,5})?"
+# A phone number mentioned anywhere: (027) 8765 4321, 027-87654321, 400 hotlines, mobiles, bare local numbers and an
+# extension; it must not run on into an amount, a percentage or a date (2024年, 3000元), so those are excluded after.
+PHONE = re.compile(
+    rf"(?<![\d-])(?:\({AREA_CODE}\)\s?{SUBSCRIBER}|{AREA_CODE}[-－]{SUBSCRIBER}|{_HOTLINE}|{MOBILE}|{_LOCAL})"
+    rf"{_EXTENSION}(?![\d.%元万年月日号])"
+)
+# Slot filling takes a contact segment's number as group 1: only area-code numbers and mobiles, with the hyphen
+# optional (02787654321) and no amount guard, as it always has (a segment is already one with a contact in it).
+CONTACT_PHONE = re.compile(rf"(?<!\d)({AREA_CODE}-?{SUBSCRIBER}|{MOBILE})(?!\d)")
+
+# --- E-mail addresses -----------------------------------------------------------------------------
+
+# An ASCII address with a top-level domain of letters, not preceded by another address character.
+EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# Slot filling's looser form, kept as it was: ``\w`` also takes CJK letters and digit-only domains, so
+# "邮箱zhang@jc.edu.cn" yields the whole run (a difference to EMAIL, reported rather than changed here).
+CONTACT_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+# --- 《Titles》 -----------------------------------------------------------------------------------
+
+
+def bracketed_title(min_chars: int, max_chars: int, *, one_line: bool = False) -> str:
+    """The regex of a 《title》 whose body (group 1) has no other 《 or 》 and min_chars to max_chars characters."""
+    body = r"[^《》\n]" if one_line else "[^《》]"
+    return f"《({body}{{{min_chars},{max_chars}}})》"
+
+
+# A cited regulation, notice or book as a graph entity: on one line, up to 80 characters.
+TITLE = re.compile(bracketed_title(1, 80, one_line=True))
+# A cited policy basis or a repealed name: two to sixty characters, a line break allowed (an extracted PDF line may
+# wrap inside the brackets); slot filling and version detection read it so.
+CITED_TITLE = re.compile(bracketed_title(2, 60))
