@@ -1,0 +1,1 @@
+"""The build path: the steps extract → index → vectors → wiki and their orchestration."""
