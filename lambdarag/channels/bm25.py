@@ -8,9 +8,8 @@ The dictionary is the config's query.terms plus entity names found in the chunks
 from __future__ import annotations
 
 import json
-import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from lambdarag.channels.manifest import Manifest, chunks_hash, publish, read_man
 from lambdarag.channels.okapi import BM25Okapi
 from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.entities import extract_entities
+from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize, terms_digest
 
@@ -65,17 +65,8 @@ def _has_ascii_alnum(name: str) -> bool:
 def dictionary(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = False) -> list[str]:
     """The build's dictionary: config terms plus extracted entity names, sorted and unique."""
     configured = {t.strip() for t in domain.config.query.terms}
-    found = entity_terms(_with_progress(chunks, progress, "bm25 entities"))
+    found = entity_terms(iterate(chunks, progress, "bm25 entities", "chunk"))
     return sorted(t for t in configured | found if t and "\n" not in t)
-
-
-def _with_progress(chunks: Sequence[Chunk], progress: bool | None, desc: str) -> Iterator[Chunk]:
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return iter(chunks)
-    from tqdm import tqdm
-
-    return iter(tqdm(chunks, desc=desc, unit="chunk", file=sys.stderr))
 
 
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
@@ -83,7 +74,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     start = time.perf_counter()
     terms = dictionary(domain, chunks, progress)
     tokenizer = Tokenizer(terms)
-    tokens = [tokenizer.tokens(c.index_text) for c in _with_progress(chunks, progress, "bm25 tokens")]
+    tokens = [tokenizer.tokens(c.index_text) for c in iterate(chunks, progress, "bm25 tokens", "chunk")]
     model = BM25Okapi.fit(tokens, K1, B, EPSILON)
 
     def write(folder: Path) -> Manifest:

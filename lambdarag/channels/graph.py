@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash,
 from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.graph.schema import INVERSE
+from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
@@ -71,20 +71,12 @@ def llm_client(domain: Domain) -> LLMClient | None:
     return llm_from_config(domain.config)
 
 
-def _progress(chunks: Sequence[Chunk], progress: bool | None) -> Iterable[Chunk]:
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return chunks
-    from tqdm import tqdm
-
-    return tqdm(chunks, desc="graph", unit="chunk", file=sys.stderr)
-
-
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
     """Extract the entity graph from the chunks and publish index/graph atomically."""
     start = time.perf_counter()
     llm = llm_client(domain)
-    graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, _progress(chunks, progress))
+    shown = iterate(chunks, progress, "graph", "chunk")
+    graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, shown)
     aliases = alias_index(graph, domain.config.query.synonyms)
 
     def write(folder: Path) -> Manifest:

@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import re
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -39,6 +38,7 @@ from lambdarag.models.embeddings import (
     local_available,
     local_unavailable_error,
 )
+from lambdarag.progress import Progress
 from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
@@ -152,46 +152,11 @@ class EmbeddingCache:
         self.rows = {records[r]["key"].tobytes(): i for i, r in enumerate(keep)}
 
 
-class _Progress:
-    """tqdm with rate and ETA on a terminal; otherwise a log line every LOG_EVERY batches or LOG_INTERVAL_S."""
-
-    def __init__(self, total: int, mode: bool | None, label: str) -> None:
-        self.total, self.done, self.batches, self.label = total, 0, 0, label
-        self.start = self.last_line = time.monotonic()
-        self.lines = mode is not False
-        self.bar = None
-        if mode is not False and total and (mode is True or sys.stderr.isatty()):
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="passage", desc=label, file=sys.stderr, smoothing=0.1)
-
-    def update(self, n: int) -> None:
-        self.done += n
-        self.batches += 1
-        if self.bar is not None:
-            self.bar.update(n)
-        elif self.lines and (self.batches % LOG_EVERY == 0 or self.done == self.total
-                             or time.monotonic() - self.last_line >= LOG_INTERVAL_S):
-            self.say(self.status())
-            self.last_line = time.monotonic()
-
-    def status(self) -> str:
-        elapsed = time.monotonic() - self.start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = f", about {_duration((self.total - self.done) / rate)} left" if rate and self.done < self.total else ""
-        return f"{self.label}: {self.done}/{self.total} passages embedded ({rate:.1f}/s{eta})"
-
-    def say(self, text: str) -> None:
-        if self.lines:
-            (self.bar.write if self.bar is not None else _stderr)(text)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+def _status(bar: Progress) -> str:
+    """The periodic line without a terminal: done, total, rate and time left."""
+    rate = bar.rate
+    eta = f", about {_duration((bar.total - bar.done) / rate)} left" if rate and bar.done < bar.total else ""
+    return f"{bar.desc}: {bar.done}/{bar.total} passages embedded ({rate:.1f}/s{eta})"
 
 
 def _duration(seconds: float) -> str:
@@ -254,7 +219,8 @@ def _embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedd
                 batch_size: int, progress: bool | None) -> None:
     """Embed batch by batch, appending each to the cache as soon as it is done."""
     label = f"vector ({embedder.name}/{embedder.model})"
-    bar = _Progress(len(todo), progress, label)
+    bar = Progress(len(todo), progress, label, "passage", line=_status, every=LOG_EVERY,
+                   interval_s=LOG_INTERVAL_S, at_end=True, smoothing=0.1)
     bar.say(f"{label}: {len(cache.rows)} passages cached, {len(todo)} to embed")
     try:
         for i in range(0, len(todo), batch_size):
