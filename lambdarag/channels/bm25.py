@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import Manifest, chunks_hash, publish, read_manifest
+from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi
-from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.entities import extract_entities
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
@@ -114,20 +113,11 @@ class BM25Channel:
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> BM25Channel:
     """Open index/bm25, refusing it when it was built from other chunks, code or config."""
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    folder, manifest = read_manifest(
-        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
-    )
-    rebuild = f"run: python scripts/rebuild_index.py --domain {domain.name}"
-    try:
+    folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
+    with reading(NAME, domain.name):
         terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()
         chunk_ids = json.loads((folder / "chunk_ids.json").read_text(encoding="utf-8"))
         model = BM25Okapi.load(folder)
-    except (OSError, ValueError) as exc:
-        raise IndexMismatchError(f"bm25 index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
     if terms_digest(terms) != manifest.extra.get("dictionary_hash") or len(chunk_ids) != model.n_docs:
-        raise IndexMismatchError(f"bm25 index of domain {domain.name!r} does not match its manifest", rebuild)
+        raise damaged(NAME, domain.name, "does not match its manifest")
     return BM25Channel(model, chunk_ids, Tokenizer(terms))

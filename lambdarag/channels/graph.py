@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
-from lambdarag.errors import IndexMismatchError
+from lambdarag.channels.manifest import Manifest, chunks_hash, open_index, publish, reading
 from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.graph.schema import INVERSE
 from lambdarag.progress import iterate
@@ -235,17 +234,8 @@ def _shown_path(contributors: list[tuple[float, str]], reached: dict[str, Reach]
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
     """Open index/graph, refusing it when built from other chunks, code or settings."""
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    folder, manifest = read_manifest(
-        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
-    )
-    try:
+    folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
+    with reading(NAME, domain.name, (OSError, ValueError, KeyError)):
         graph = load_graph(folder)
         aliases = json.loads((folder / "aliases.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError) as exc:
-        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
-        raise IndexMismatchError(f"graph index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
     return GraphChannel(graph, aliases, domain.config.graph.max_hops, manifest.counts.get("chunks", len(chunks)))

@@ -29,8 +29,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
-from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
+from lambdarag.channels.manifest import (
+    Manifest,
+    chunks_hash,
+    current_chunks,
+    publish,
+    read_manifest,
+    refuse_stale,
+)
+from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError, rebuild_hint
 from lambdarag.models.embeddings import (
     Embedder,
     OpenAIEmbedder,
@@ -282,7 +289,7 @@ class VectorChannel:
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel:
     """Open the published index; refuse one built with another backend/model/dim or from other chunks."""
     cfg = domain.config.embedding
-    rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
+    rebuild = rebuild_hint(NAME, domain.name)
     if cfg.backend == "none":
         raise ServiceError("vector channel disabled: embedding.backend is none",
                            "set embedding.backend: local or openai, then " + rebuild)
@@ -290,12 +297,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel
         raise local_unavailable_error()
     folder, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION)
     _check_params(manifest, embedding_params(cfg.backend, cfg.model, cfg.dim, cfg), rebuild)
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    if manifest.chunks_hash != chunks_hash(chunks):
-        raise IndexMismatchError(f"{NAME} index is older than the extracted chunks", rebuild)
+    refuse_stale(NAME, domain.name, manifest, chunks_hash(current_chunks(domain, chunks)))
     vectors = np.load(folder / "vectors.npy", mmap_mode="r")
     ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
     if vectors.ndim != 2 or vectors.shape != (len(ids), cfg.dim) or vectors.dtype != np.float32:
