@@ -275,6 +275,21 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     return samples
 
 
+def collect_samples(domain: Domain, questions: Path | None) -> tuple[list[Sample], list[str]]:
+    """Samples from the logs (and labelled questions), with lines describing where they came from."""
+    samples, stats = samples_from_logs(domain.feedback_dir)
+    notes = [f"feedback: {stats['requests']} requests, {stats['rated']} rated, {stats['liked']} liked, "
+             f"{stats['usable']} usable (liked with citations and channel rankings)"]
+    if questions is not None:
+        from lambdarag.evaluation.dataset import load_questions
+        from lambdarag.retrieval.knowledge import KnowledgeBase
+
+        labelled = samples_from_questions(KnowledgeBase.load(domain), load_questions(questions))
+        notes.append(f"labelled: {len(labelled)} questions from {questions}")
+        samples += labelled
+    return samples, notes
+
+
 def current_weights(config: Config) -> dict[str, dict[str, float]]:
     """Every intent's configured channel weights."""
     return {name: {c: float(w) for c, w in cls.weights.items()} for name, cls in config.intents.classes.items()}
