@@ -1,7 +1,8 @@
 """The few exceptions LambdaRAG raises on purpose.
 
 Each carries a machine code, an HTTP status for the server's one error shape
-``{"error": {"code", "message"}}`` and a message that says what failed and what to do.
+``{"error": {"code", "message"}}`` and a message that says what failed and what to do; the
+"what to do" of a missing or stale build is rebuild_hint, from the one table of build commands.
 """
 
 from __future__ import annotations
