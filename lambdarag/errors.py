@@ -1,10 +1,27 @@
 """The few exceptions LambdaRAG raises on purpose.
 
 Each carries a machine code, an HTTP status for the server's one error shape
-``{"error": {"code", "message"}}`` and a message that says what failed and what to do.
+``{"error": {"code", "message"}}`` and a message that says what failed and what to do; the
+"what to do" of a missing or stale build is rebuild_hint, from the one table of build commands.
 """
 
 from __future__ import annotations
+
+# The command that (re)builds each step's output, as README.md documents it: a channel that is
+# missing or stale names its own script; "build" is every step at once.
+REBUILD_COMMANDS: dict[str, str] = {
+    "extract": "python scripts/extract_docs.py --domain {domain}",
+    "bm25": "python scripts/rebuild_index.py --domain {domain}",
+    "vector": "python scripts/build_vector_index.py --domain {domain}",
+    "graph": "python scripts/wiki_compile.py --domain {domain}",  # the wiki script builds the graph first
+    "wiki": "python scripts/wiki_compile.py --domain {domain}",
+    "build": "lambdarag build --domain {domain}",
+}
+
+
+def rebuild_hint(what: str, domain: str) -> str:
+    """'run: COMMAND', the command that rebuilds ``what`` of ``domain`` (unknown names: the whole build)."""
+    return "run: " + REBUILD_COMMANDS.get(what, REBUILD_COMMANDS["build"]).format(domain=domain)
 
 
 class LambdaRAGError(Exception):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lambdarag.channels.manifest import Manifest, publish, read_manifest
-from lambdarag.errors import IndexMismatchError
+from lambdarag.errors import REBUILD_COMMANDS, IndexMismatchError, rebuild_hint
 
 
 def _writer(text: str, version: int = 1):  # type: ignore[no-untyped-def]
@@ -65,3 +65,14 @@ def test_folders_of_a_dead_builder_are_removed_on_the_next_publish(tmp_path: Pat
     publish(tmp_path, "toy", _writer("new"))
     leftovers = sorted(p.name for p in tmp_path.iterdir() if str(pid) in p.name)
     assert leftovers == []
+
+
+def test_rebuild_commands_are_the_documented_scripts() -> None:
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for what, command in REBUILD_COMMANDS.items():
+        if command.startswith("python scripts/"):
+            assert (root / command.split()[1]).is_file(), what
+        assert command.format(domain="finance") in readme, what
+    assert rebuild_hint("bm25", "finance") == "run: python scripts/rebuild_index.py --domain finance"
+    assert rebuild_hint("toy", "finance") == "run: lambdarag build --domain finance"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from lambdarag.channels.base import BuildResult, channel_module
 from lambdarag.config.domain import Domain
-from lambdarag.errors import IndexMismatchError, LambdaRAGError
+from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk
 
 if TYPE_CHECKING:  # the ingest package pulls in the document libraries: import it only when used
@@ -58,7 +58,7 @@ def domain_chunks(domain: Domain) -> list[Chunk]:
     if not chunks:
         raise IndexMismatchError(
             f"domain {domain.name!r} has no extracted chunks",
-            f"put documents into {domain.raw_dir} and run: python scripts/extract_docs.py --domain {domain.name}",
+            f"put documents into {domain.raw_dir} and {rebuild_hint('extract', domain.name)}",
         )
     return chunks
 

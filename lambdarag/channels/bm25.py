@@ -8,17 +8,16 @@ The dictionary is the config's query.terms plus entity names found in the chunks
 from __future__ import annotations
 
 import json
-import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import Manifest, chunks_hash, publish, read_manifest
+from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi
-from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.entities import extract_entities
+from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize, terms_digest
 
@@ -65,17 +64,8 @@ def _has_ascii_alnum(name: str) -> bool:
 def dictionary(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = False) -> list[str]:
     """The build's dictionary: config terms plus extracted entity names, sorted and unique."""
     configured = {t.strip() for t in domain.config.query.terms}
-    found = entity_terms(_with_progress(chunks, progress, "bm25 entities"))
+    found = entity_terms(iterate(chunks, progress, "bm25 entities", "chunk"))
     return sorted(t for t in configured | found if t and "\n" not in t)
-
-
-def _with_progress(chunks: Sequence[Chunk], progress: bool | None, desc: str) -> Iterator[Chunk]:
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return iter(chunks)
-    from tqdm import tqdm
-
-    return iter(tqdm(chunks, desc=desc, unit="chunk", file=sys.stderr))
 
 
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
@@ -83,7 +73,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     start = time.perf_counter()
     terms = dictionary(domain, chunks, progress)
     tokenizer = Tokenizer(terms)
-    tokens = [tokenizer.tokens(c.index_text) for c in _with_progress(chunks, progress, "bm25 tokens")]
+    tokens = [tokenizer.tokens(c.index_text) for c in iterate(chunks, progress, "bm25 tokens", "chunk")]
     model = BM25Okapi.fit(tokens, K1, B, EPSILON)
 
     def write(folder: Path) -> Manifest:
@@ -123,20 +113,11 @@ class BM25Channel:
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> BM25Channel:
     """Open index/bm25, refusing it when it was built from other chunks, code or config."""
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    folder, manifest = read_manifest(
-        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
-    )
-    rebuild = f"run: python scripts/rebuild_index.py --domain {domain.name}"
-    try:
+    folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
+    with reading(NAME, domain.name):
         terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()
         chunk_ids = json.loads((folder / "chunk_ids.json").read_text(encoding="utf-8"))
         model = BM25Okapi.load(folder)
-    except (OSError, ValueError) as exc:
-        raise IndexMismatchError(f"bm25 index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
     if terms_digest(terms) != manifest.extra.get("dictionary_hash") or len(chunk_ids) != model.n_docs:
-        raise IndexMismatchError(f"bm25 index of domain {domain.name!r} does not match its manifest", rebuild)
+        raise damaged(NAME, domain.name, "does not match its manifest")
     return BM25Channel(model, chunk_ids, Tokenizer(terms))

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
-from lambdarag.errors import IndexMismatchError
+from lambdarag.channels.manifest import Manifest, chunks_hash, open_index, publish, reading
 from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.graph.schema import INVERSE
+from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
@@ -71,20 +70,12 @@ def llm_client(domain: Domain) -> LLMClient | None:
     return llm_from_config(domain.config)
 
 
-def _progress(chunks: Sequence[Chunk], progress: bool | None) -> Iterable[Chunk]:
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return chunks
-    from tqdm import tqdm
-
-    return tqdm(chunks, desc="graph", unit="chunk", file=sys.stderr)
-
-
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
     """Extract the entity graph from the chunks and publish index/graph atomically."""
     start = time.perf_counter()
     llm = llm_client(domain)
-    graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, _progress(chunks, progress))
+    shown = iterate(chunks, progress, "graph", "chunk")
+    graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, shown)
     aliases = alias_index(graph, domain.config.query.synonyms)
 
     def write(folder: Path) -> Manifest:
@@ -243,17 +234,8 @@ def _shown_path(contributors: list[tuple[float, str]], reached: dict[str, Reach]
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
     """Open index/graph, refusing it when built from other chunks, code or settings."""
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    folder, manifest = read_manifest(
-        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
-    )
-    try:
+    folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
+    with reading(NAME, domain.name, (OSError, ValueError, KeyError)):
         graph = load_graph(folder)
         aliases = json.loads((folder / "aliases.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError) as exc:
-        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
-        raise IndexMismatchError(f"graph index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
     return GraphChannel(graph, aliases, domain.config.graph.max_hops, manifest.counts.get("chunks", len(chunks)))

@@ -12,23 +12,19 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lambdarag.errors import IndexMismatchError
+from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.records import Chunk
 
+if TYPE_CHECKING:
+    from lambdarag.config.domain import Domain
+
 MANIFEST_NAME = "manifest.json"
-
-REBUILD_COMMANDS = {
-    "bm25": "python scripts/rebuild_index.py --domain {domain}",
-    "vector": "python scripts/build_vector_index.py --domain {domain}",
-    "graph": "python scripts/wiki_compile.py --domain {domain}",
-    "wiki": "python scripts/wiki_compile.py --domain {domain}",
-}
-
 
 @dataclass(frozen=True)
 class Manifest:
@@ -122,8 +118,7 @@ def read_manifest(
     chunks_digest: str | None = None,
 ) -> tuple[Path, Manifest]:
     """The index folder and manifest of ``channel``; any mismatch says which command rebuilds it."""
-    command = REBUILD_COMMANDS.get(channel, "lambdarag build --domain {domain}")
-    rebuild = "run: " + command.format(domain=domain)
+    rebuild = rebuild_hint(channel, domain)
     folder = (index_root / channel).resolve()
     path = folder / MANIFEST_NAME
     if not path.exists():
@@ -140,6 +135,47 @@ def read_manifest(
         if have != want:
             message = f"{channel} index built with {key}={have!r}, config says {want!r}"
             raise IndexMismatchError(message, rebuild)
-    if chunks_digest is not None and manifest.chunks_hash != chunks_digest:
-        raise IndexMismatchError(f"{channel} index is older than the extracted chunks", rebuild)
+    if chunks_digest is not None:
+        refuse_stale(channel, domain, manifest, chunks_digest)
     return folder, manifest
+
+
+def refuse_stale(channel: str, domain: str, manifest: Manifest, chunks_digest: str) -> None:
+    """Refuse an index whose manifest says it was built from other chunks than ``chunks_digest``."""
+    if manifest.chunks_hash != chunks_digest:
+        raise IndexMismatchError(f"{channel} index is older than the extracted chunks", rebuild_hint(channel, domain))
+
+
+def current_chunks(domain: Domain, chunks: Sequence[Chunk] | None) -> Sequence[Chunk]:
+    """``chunks`` when the caller read them already, else the domain's processed/chunks.jsonl."""
+    if chunks is not None:
+        return chunks
+    from lambdarag.ingest.store import load_chunks
+
+    return load_chunks(domain.processed_dir)
+
+
+def open_index(
+    domain: Domain, channel: str, format_version: int, params: Mapping[str, Any], chunks: Sequence[Chunk] | None
+) -> tuple[Path, Manifest, Sequence[Chunk]]:
+    """Folder, manifest and chunks of a channel's index, refused when built from other chunks, code or config."""
+    chunks = current_chunks(domain, chunks)
+    digest = chunks_hash(chunks)
+    folder, manifest = read_manifest(domain.index_dir, channel, domain.name, format_version, params, digest)
+    return folder, manifest, chunks
+
+
+def damaged(channel: str, domain: str, problem: str) -> IndexMismatchError:
+    """The error for an index whose files do not read back or disagree with its manifest."""
+    return IndexMismatchError(f"{channel} index of domain {domain!r} {problem}", rebuild_hint(channel, domain))
+
+
+@contextmanager
+def reading(
+    channel: str, domain: str, errors: tuple[type[Exception], ...] = (OSError, ValueError)
+) -> Iterator[None]:
+    """Turn a failure to read an index's files (one of ``errors``) into ``damaged``, naming the rebuild."""
+    try:
+        yield
+    except errors as exc:
+        raise damaged(channel, domain, f"is damaged ({exc})") from exc

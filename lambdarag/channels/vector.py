@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import re
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,8 +29,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
-from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
+from lambdarag.channels.manifest import (
+    Manifest,
+    chunks_hash,
+    current_chunks,
+    publish,
+    read_manifest,
+    refuse_stale,
+)
+from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError, rebuild_hint
 from lambdarag.models.embeddings import (
     Embedder,
     OpenAIEmbedder,
@@ -39,6 +45,7 @@ from lambdarag.models.embeddings import (
     local_available,
     local_unavailable_error,
 )
+from lambdarag.progress import Progress
 from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
@@ -152,46 +159,11 @@ class EmbeddingCache:
         self.rows = {records[r]["key"].tobytes(): i for i, r in enumerate(keep)}
 
 
-class _Progress:
-    """tqdm with rate and ETA on a terminal; otherwise a log line every LOG_EVERY batches or LOG_INTERVAL_S."""
-
-    def __init__(self, total: int, mode: bool | None, label: str) -> None:
-        self.total, self.done, self.batches, self.label = total, 0, 0, label
-        self.start = self.last_line = time.monotonic()
-        self.lines = mode is not False
-        self.bar = None
-        if mode is not False and total and (mode is True or sys.stderr.isatty()):
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="passage", desc=label, file=sys.stderr, smoothing=0.1)
-
-    def update(self, n: int) -> None:
-        self.done += n
-        self.batches += 1
-        if self.bar is not None:
-            self.bar.update(n)
-        elif self.lines and (self.batches % LOG_EVERY == 0 or self.done == self.total
-                             or time.monotonic() - self.last_line >= LOG_INTERVAL_S):
-            self.say(self.status())
-            self.last_line = time.monotonic()
-
-    def status(self) -> str:
-        elapsed = time.monotonic() - self.start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = f", about {_duration((self.total - self.done) / rate)} left" if rate and self.done < self.total else ""
-        return f"{self.label}: {self.done}/{self.total} passages embedded ({rate:.1f}/s{eta})"
-
-    def say(self, text: str) -> None:
-        if self.lines:
-            (self.bar.write if self.bar is not None else _stderr)(text)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+def _status(bar: Progress) -> str:
+    """The periodic line without a terminal: done, total, rate and time left."""
+    rate = bar.rate
+    eta = f", about {_duration((bar.total - bar.done) / rate)} left" if rate and bar.done < bar.total else ""
+    return f"{bar.desc}: {bar.done}/{bar.total} passages embedded ({rate:.1f}/s{eta})"
 
 
 def _duration(seconds: float) -> str:
@@ -254,7 +226,8 @@ def _embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedd
                 batch_size: int, progress: bool | None) -> None:
     """Embed batch by batch, appending each to the cache as soon as it is done."""
     label = f"vector ({embedder.name}/{embedder.model})"
-    bar = _Progress(len(todo), progress, label)
+    bar = Progress(len(todo), progress, label, "passage", line=_status, every=LOG_EVERY,
+                   interval_s=LOG_INTERVAL_S, at_end=True, smoothing=0.1)
     bar.say(f"{label}: {len(cache.rows)} passages cached, {len(todo)} to embed")
     try:
         for i in range(0, len(todo), batch_size):
@@ -316,7 +289,7 @@ class VectorChannel:
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel:
     """Open the published index; refuse one built with another backend/model/dim or from other chunks."""
     cfg = domain.config.embedding
-    rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
+    rebuild = rebuild_hint(NAME, domain.name)
     if cfg.backend == "none":
         raise ServiceError("vector channel disabled: embedding.backend is none",
                            "set embedding.backend: local or openai, then " + rebuild)
@@ -324,12 +297,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel
         raise local_unavailable_error()
     folder, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION)
     _check_params(manifest, embedding_params(cfg.backend, cfg.model, cfg.dim, cfg), rebuild)
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    if manifest.chunks_hash != chunks_hash(chunks):
-        raise IndexMismatchError(f"{NAME} index is older than the extracted chunks", rebuild)
+    refuse_stale(NAME, domain.name, manifest, chunks_hash(current_chunks(domain, chunks)))
     vectors = np.load(folder / "vectors.npy", mmap_mode="r")
     ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
     if vectors.ndim != 2 or vectors.shape != (len(ids), cfg.dim) or vectors.dtype != np.float32:

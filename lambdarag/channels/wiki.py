@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.manifest import REBUILD_COMMANDS, Manifest, chunks_hash, publish, read_manifest
+from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi
 from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.build import EXTRACTOR_VERSION
@@ -183,24 +183,14 @@ class WikiChannel:
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
     """Open index/wiki, refusing it when built from other chunks, code or settings."""
-    if chunks is None:
-        from lambdarag.ingest.store import load_chunks
-
-        chunks = load_chunks(domain.processed_dir)
-    folder, manifest = read_manifest(
-        domain.index_dir, NAME, domain.name, FORMAT_VERSION, index_params(domain), chunks_hash(chunks)
-    )
-    try:
+    folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
+    with reading(NAME, domain.name, (OSError, ValueError, KeyError, TypeError)):
         records = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
         pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], r["text"],
                              bool(r.get("edited")))
                  for r in records]
         terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()
         model = BM25Okapi.load(folder)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
-        raise IndexMismatchError(f"wiki index of domain {domain.name!r} is damaged ({exc})", rebuild) from exc
     if model.n_docs != len(pages):
-        rebuild = "run: " + REBUILD_COMMANDS[NAME].format(domain=domain.name)
-        raise IndexMismatchError(f"wiki index of domain {domain.name!r} does not match its pages", rebuild)
+        raise damaged(NAME, domain.name, "does not match its pages")
     return WikiChannel(pages, model, Tokenizer(terms), manifest.counts.get("chunks", len(chunks)))

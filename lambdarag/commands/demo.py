@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from lambdarag.build.steps import build_domain, timing_summary
-from lambdarag.config.domain import domain_root, init_domain, open_domain
+from lambdarag.config.domain import ensure_domain
 
 DEMO_DOMAIN = "demo"
 
@@ -22,8 +22,7 @@ def register(sub: Any) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from lambdarag.demo.generate import generate
 
-    root = domain_root(args.name, args.base_dir)
-    domain = open_domain(args.name, args.base_dir) if root.is_dir() else init_domain(args.name, args.base_dir)
+    domain = ensure_domain(args.name, args.base_dir)
     written = generate(domain.raw_dir)
     print(f"demo documents: {len(written)} files in {domain.raw_dir}", file=sys.stderr)
     outcomes = build_domain(domain)

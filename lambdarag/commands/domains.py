@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -22,6 +23,14 @@ def add_progress_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--progress", dest="progress", action="store_true", default=None, help="show a progress bar")
     group.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+
+
+def add_step_parser(sub: Any, name: str, help: str, handler: Callable[[argparse.Namespace], int]) -> None:
+    """A build subcommand of one domain: --domain, --base-dir and --progress / --no-progress."""
+    p = sub.add_parser(name, help=help)
+    add_domain_args(p)
+    add_progress_args(p)
+    p.set_defaults(handler=handler)
 
 
 def register(sub: Any) -> None:

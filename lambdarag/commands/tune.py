@@ -12,7 +12,7 @@ from lambdarag.errors import InputError
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
-    from lambdarag.tuning.search import Sample, TuningResult
+    from lambdarag.tuning.search import TuningResult
 
 
 def register(sub: Any) -> None:
@@ -31,24 +31,6 @@ def register(sub: Any) -> None:
     p.add_argument("--apply", nargs="?", const="", default=None, metavar="PATCH",
                    help="merge the proposal (or a reviewed PATCH file) into instance.yml, keeping a backup")
     p.set_defaults(handler=cmd_tune)
-
-
-def collect(domain: Domain, questions: Path | None) -> tuple[list[Sample], list[str]]:
-    """Samples from the logs (and labelled questions), with lines describing where they came from."""
-    from lambdarag.tuning.samples import samples_from_logs
-
-    samples, stats = samples_from_logs(domain.feedback_dir)
-    notes = [f"feedback: {stats['requests']} requests, {stats['rated']} rated, {stats['liked']} liked, "
-             f"{stats['usable']} usable (liked with citations and channel rankings)"]
-    if questions is not None:
-        from lambdarag.evaluation.dataset import load_questions
-        from lambdarag.retrieval.knowledge import KnowledgeBase
-        from lambdarag.tuning.samples import samples_from_questions
-
-        labelled = samples_from_questions(KnowledgeBase.load(domain), load_questions(questions))
-        notes.append(f"labelled: {len(labelled)} questions from {questions}")
-        samples += labelled
-    return samples, notes
 
 
 def thin_message(result: TuningResult) -> str:
@@ -76,6 +58,7 @@ def summary_lines(result: TuningResult) -> list[str]:
 def cmd_tune(args: argparse.Namespace) -> int:
     from lambdarag.config.domain import open_domain
     from lambdarag.tuning.patch import current_weights, render_patch, write_proposal
+    from lambdarag.tuning.samples import collect_samples
     from lambdarag.tuning.search import tune
 
     if args.min_samples < 2 or not 0 < args.holdout < 1:
@@ -84,7 +67,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     when = datetime.now().isoformat(timespec="seconds")
     if args.apply:  # a reviewed patch file: apply it as it is, no tuning run
         return _apply(domain, Path(args.apply).read_text(encoding="utf-8"), when)
-    samples, notes = collect(domain, args.questions)
+    samples, notes = collect_samples(domain, args.questions)
     print("\n".join(notes))
     result = tune(samples, current_weights(domain.config), domain.config.retrieval.rrf_k, args.min_samples,
                   args.holdout, args.seed, args.min_gain)

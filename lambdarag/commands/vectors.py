@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lambdarag.commands.domains import add_domain_args, add_progress_args
+from lambdarag.commands.domains import add_step_parser
 from lambdarag.config.domain import open_domain
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("vectors", help="embed a domain's chunks (incremental, resumable) and publish the vector index")
-    add_domain_args(p)
-    add_progress_args(p)
-    p.set_defaults(handler=cmd_vectors)
+    add_step_parser(sub, "vectors", "embed a domain's chunks (incremental, resumable) and publish the vector index",
+                    cmd_vectors)
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:

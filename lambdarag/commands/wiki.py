@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lambdarag.commands.domains import add_domain_args, add_progress_args
+from lambdarag.commands.domains import add_step_parser
 from lambdarag.config.domain import open_domain
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("wiki", help="build the entity graph, then compile the wiki pages and index them")
-    add_domain_args(p)
-    add_progress_args(p)
-    p.set_defaults(handler=cmd_wiki)
+    add_step_parser(sub, "wiki", "build the entity graph, then compile the wiki pages and index them", cmd_wiki)
 
 
 def cmd_wiki(args: argparse.Namespace) -> int:

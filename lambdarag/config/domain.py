@@ -116,3 +116,10 @@ def init_domain(name: str, base_dir: Path | str | None = None, force: bool = Fal
         text = template.read_text(encoding="utf-8").replace("@NAME@", name)
         instance.write_text(text, encoding="utf-8")
     return open_domain(name, base_dir)
+
+
+def ensure_domain(name: str, base_dir: Path | str | None = None) -> Domain:
+    """The domain ``name``, created from knowledge-template/ first when it does not exist yet."""
+    if domain_root(name, base_dir).is_dir():
+        return open_domain(name, base_dir)
+    return init_domain(name, base_dir)

@@ -17,6 +17,7 @@ from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion
 from lambdarag.options import PipelineOptions
+from lambdarag.progress import Progress
 
 if TYPE_CHECKING:
     from lambdarag.pipeline.result import Result
@@ -215,7 +216,8 @@ def run_all(runner: Runner, questions: Sequence[EvalQuestion], variants: Sequenc
             progress: bool | None = None) -> tuple[list[QuestionRecord], float]:
     """Every question through every variant, sequentially, with a progress bar; returns records and seconds."""
     start = time.perf_counter()
-    bar = Progress(len(questions), progress)
+    bar = Progress(len(questions), progress, "eval", "question", line=_status,
+                   every=max(1, len(questions) // 10), smoothing=0.05)
     records: list[QuestionRecord] = []
     try:
         for question in questions:
@@ -226,26 +228,6 @@ def run_all(runner: Runner, questions: Sequence[EvalQuestion], variants: Sequenc
     return records, time.perf_counter() - start
 
 
-class Progress:
-    """tqdm on a terminal (or when asked); otherwise a line on stderr every tenth of the run."""
-
-    def __init__(self, total: int, mode: bool | None) -> None:
-        self.total, self.done, self.start = total, 0, time.perf_counter()
-        self.quiet = mode is False
-        self.bar: Any = None
-        if not self.quiet and (mode is True or sys.stderr.isatty()):
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="question", desc="eval", file=sys.stderr, smoothing=0.05)
-
-    def update(self) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update(1)
-        elif not self.quiet and self.total and self.done % max(1, self.total // 10) == 0:
-            rate = self.done / max(time.perf_counter() - self.start, 1e-9)
-            print(f"[eval] {self.done}/{self.total} questions ({rate:.2f}/s)", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+def _status(bar: Progress) -> str:
+    """The line printed every tenth of the run when stderr is no terminal."""
+    return f"[eval] {bar.done}/{bar.total} questions ({bar.rate:.2f}/s)"

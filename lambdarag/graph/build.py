@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ import networkx as nx
 from lambdarag.errors import ServiceError
 from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.relations import extract_relations
-from lambdarag.graph.schema import KINDS, NODE_KINDS, RELATIONS, Entity, Relation
+from lambdarag.graph.schema import KINDS, NODE_KINDS, RELATIONS, Relation
 from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import normalize, split_sentences
 
@@ -285,9 +285,3 @@ def load_graph(folder: Path) -> nx.DiGraph:
     graph = nx.node_link_graph(data, directed=True, multigraph=False, edges="edges")
     assert isinstance(graph, nx.DiGraph)
     return graph
-
-
-def node_entities(graph: nx.DiGraph) -> Iterator[Entity]:
-    """Every node as an Entity without a position (for callers that want names and kinds)."""
-    for node, attrs in graph.nodes(data=True):
-        yield Entity(node, attrs["kind"], -1, -1)

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest import store
@@ -24,6 +22,7 @@ from lambdarag.ingest.report import ExtractReport, Failure
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import EXTRACTOR_VERSION, FileState
 from lambdarag.ingest.worker import Job, Outcome, run_jobs
+from lambdarag.progress import Progress, wants_bar
 from lambdarag.records import Chunk
 
 _IGNORED_NAMES = frozenset({"Thumbs.db", "desktop.ini", "Desktop.ini"})
@@ -49,9 +48,8 @@ def extract_domain(
     if not raw_dir.is_dir():
         raise ExtractionError(f"raw folder {raw_dir} does not exist", "create it and put documents in it")
     processed_dir.mkdir(parents=True, exist_ok=True)
-    show = sys.stderr.isatty() if progress is None else progress
     with _exclusive(processed_dir):
-        return _Run(raw_dir, processed_dir, settings).execute(show, workers)
+        return _Run(raw_dir, processed_dir, settings).execute(wants_bar(progress), workers)
 
 
 def scan_raw(raw_dir: Path) -> dict[str, Path]:
@@ -143,18 +141,15 @@ class _Run:
         return store.read_record(self.processed, source) is not None
 
     def _extract(self, jobs: list[Job], progress: bool, workers: int | None) -> None:
-        bar = _progress_bar(len(jobs), progress)
+        bar = Progress(len(jobs), progress, "extract", "file", dynamic_ncols=True)
         try:
             def done(outcome: Outcome) -> None:
                 self._on_done(outcome)
-                if bar is not None:
-                    bar.set_postfix_str(outcome.job.source[-40:], refresh=False)
-                    bar.update(1)
+                bar.update(1, postfix=outcome.job.source[-40:])
 
             self.report.notes.extend(run_jobs(jobs, self.settings, done, workers))
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
             store.write_state(self.processed, self.state)  # an interrupted run resumes from here
 
     def _on_done(self, outcome: Outcome) -> None:
@@ -266,14 +261,6 @@ class _Run:
         report.notes.sort()
         report.chunks = len(chunks)
         report.seconds = time.monotonic() - started
-
-
-def _progress_bar(total: int, show: bool) -> Any:
-    if not show or total == 0:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="extract", unit="file", file=sys.stderr, dynamic_ncols=True)
 
 
 @contextlib.contextmanager

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lambdarag.errors import IndexMismatchError
+from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.ingest.document import Document
 from lambdarag.records import Chunk
 
@@ -33,7 +33,7 @@ EXTRACTOR_VERSION = 2  # bump when extraction output changes: every file is then
 
 def _extract_hint(processed_dir: Path) -> str:
     """The command that fills processed/, naming the domain (processed/ sits in the domain's folder)."""
-    return f"run: python scripts/extract_docs.py --domain {processed_dir.resolve().parent.name}"
+    return rebuild_hint("extract", processed_dir.resolve().parent.name)
 
 
 class ChunksMissingError(IndexMismatchError, FileNotFoundError):

@@ -15,7 +15,7 @@ from typing import Any
 from lambdarag.channels import Channel, load_channels
 from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
-from lambdarag.errors import IndexMismatchError
+from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.ingest.store import load_chunks
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.records import Chunk
@@ -46,7 +46,7 @@ class KnowledgeBase:
         if not chunk_list:
             raise IndexMismatchError(
                 f"domain {domain.name!r} has no extracted chunks in {domain.processed_dir}",
-                f"run: lambdarag build --domain {domain.name}",
+                rebuild_hint("build", domain.name),
             )
         channels, errors = load_channels(domain, chunks=chunk_list)
         return cls(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from lambdarag.config.domain import Domain
 from lambdarag.evaluation.dataset import EvalQuestion
 from lambdarag.feedback.log import read_log_family
 from lambdarag.retrieval.knowledge import KnowledgeBase
@@ -59,3 +60,17 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
         if gold:
             samples.append(make_sample(q.qid, intent, rankings, relevant, "label"))
     return samples
+
+
+def collect_samples(domain: Domain, questions: Path | None) -> tuple[list[Sample], list[str]]:
+    """Samples from the logs (and labelled questions), with lines describing where they came from."""
+    samples, stats = samples_from_logs(domain.feedback_dir)
+    notes = [f"feedback: {stats['requests']} requests, {stats['rated']} rated, {stats['liked']} liked, "
+             f"{stats['usable']} usable (liked with citations and channel rankings)"]
+    if questions is not None:
+        from lambdarag.evaluation.dataset import load_questions
+
+        labelled = samples_from_questions(KnowledgeBase.load(domain), load_questions(questions))
+        notes.append(f"labelled: {len(labelled)} questions from {questions}")
+        samples += labelled
+    return samples, notes

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from lambdarag.errors import ServiceError
 from lambdarag.graph.build import alias_index, regulation_subject
 from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.schema import RELATION_LABELS, Entity
+from lambdarag.progress import iterate
 from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import split_sentences
 from lambdarag.wiki import page_format
@@ -275,7 +275,7 @@ def compile_wiki(
     cache = SummaryCache(wiki_dir / CACHE_FILE) if llm is not None else None
     pages: list[Page] = []
     slugs: set[str] = set()
-    for n, draft in enumerate(_progress(drafts, progress), start=1):
+    for n, draft in enumerate(iterate(drafts, progress, "wiki pages", "page"), start=1):
         summary = llm_summary(draft, llm, cache, report) if llm is not None and cache is not None else None
         if cache is not None and n % SAVE_EVERY == 0:
             cache.save()  # a build killed midway keeps the summaries it paid for
@@ -286,15 +286,6 @@ def compile_wiki(
     if cache is not None:
         cache.save()
     return report
-
-
-def _progress(drafts: list[PageDraft], progress: bool | None) -> Iterable[PageDraft]:
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return drafts
-    from tqdm import tqdm
-
-    return tqdm(drafts, desc="wiki pages", unit="page", file=sys.stderr)
 
 
 def _unique(slug: str, taken: set[str]) -> str:
