@@ -7,6 +7,7 @@ import sqlite3
 import tempfile
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, jsonify
@@ -82,7 +83,7 @@ def service_part(enabled: bool, base_url: str, key_env: str) -> dict[str, Any]:
         return {"ok": False, "state": "unreachable", "url": url, "error": str(getattr(exc, "reason", exc))}
 
 
-def writable_part(folder: Any) -> dict[str, Any]:
+def writable_part(folder: Path) -> dict[str, Any]:
     """The log folder exists (or can be made) and accepts a new file."""
     try:
         os.makedirs(folder, exist_ok=True)
