@@ -77,7 +77,8 @@ def _progress(chunks: Sequence[Chunk], progress: bool | None) -> Iterable[Chunk]
         return chunks
     from tqdm import tqdm
 
-    return tqdm(chunks, desc="graph", unit="chunk", file=sys.stderr)
+    bar: Iterable[Chunk] = tqdm(chunks, desc="graph", unit="chunk", file=sys.stderr)
+    return bar
 
 
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:

@@ -299,7 +299,8 @@ def _progress(drafts: list[PageDraft], progress: bool | None) -> Iterable[PageDr
         return drafts
     from tqdm import tqdm
 
-    return tqdm(drafts, desc="wiki pages", unit="page", file=sys.stderr)
+    bar: Iterable[PageDraft] = tqdm(drafts, desc="wiki pages", unit="page", file=sys.stderr)
+    return bar
 
 
 def _unique(slug: str, taken: set[str]) -> str:
