@@ -50,7 +50,6 @@ def index_part(st: ServerState) -> dict[str, Any]:
         health = st.holder.get().health()
     except Exception as exc:  # a broken health() must not hide the rest of the report
         return {"ok": False, **status, "error": f"health check failed: {type(exc).__name__}: {exc}"}
-    health = dict(health) if isinstance(health, dict) else {"detail": health}
     ok = bool(health.get("ok", True))
     return {"ok": ok, "degraded": bool(health.get("degraded")), **status, "knowledge": health}
 

@@ -150,10 +150,6 @@ class KnowledgeHolder:
             self._generation = bump_generation(self.generation_file)
             return self._generation
 
-    @property
-    def loaded(self) -> bool:
-        return self._kb is not None
-
     def status(self) -> dict[str, Any]:
         """What /readyz reports about the loaded index."""
         return {"loaded": self._kb is not None, "generation": self._generation, "error": self._error,
