@@ -219,6 +219,28 @@ def test_traces_by_request_and_by_session(client: FlaskClient) -> None:
     assert client.get(f"/api/trace/{searched['request_id']}", headers=AUTH).get_json()["kind"] == "search"
 
 
+def test_each_response_shape_keeps_its_keys_in_order(client: FlaskClient) -> None:
+    question = {"question": "教职工出差住宿费标准是多少？"}
+    ask = client.post("/api/ask", json=question).get_json()
+    assert list(ask) == ["request_id", "session_id", "question", "condensed", "answer", "answer_method", "found",
+                         "citations", "intent", "intent_scores", "slots", "relevance", "grounding", "timings"]
+    assert list(ask["citations"][0]) == ["n", "doc_id", "title", "breadcrumb", "locator", "excerpt", "chunk_id"]
+    search = client.post("/api/search", json=question).get_json()
+    assert list(search) == ["request_id", "question", "condensed", "intent", "intent_scores", "hits", "gate", "timings"]
+    lookup = client.post("/api/lookup_knowledge", json=question).get_json()
+    assert list(lookup) == ["request_id", "session_id", "found", "evidence", "relevance", "completeness",
+                            "already_returned", "withheld", "message", "intent", "condensed"]
+    assert list(lookup["evidence"][0]) == ["n", "chunk_id", "doc_id", "title", "breadcrumb", "locator", "text"]
+    messages = [{"role": "user", "content": question["question"]}]
+    chat = client.post("/v1/chat/completions", json={"model": "kb", "messages": messages}).get_json()
+    assert list(chat) == ["id", "object", "created", "model", "choices", "usage", "references", "request_id",
+                          "found", "intent"]
+    assert chat["references"] == ask["citations"]
+    for body in (ask, search, lookup, chat):  # the stored trace ends with the outcome fields it lacked
+        stored = client.get(f"/api/trace/{body['request_id']}", headers=AUTH).get_json()["trace"]
+        assert list(stored)[-2:] == ["condensed", "timings"] and stored["condensed"] == question["question"]
+
+
 def lookup_result(found: bool = True) -> Result:
     """A lookup's Result with two citations, a#1 and b#1."""
     citations = [Citation(n=n, chunk_id=chunk_id, doc_id=chunk_id[0], title="标题", breadcrumb="标题 > 节", locator="",
