@@ -26,7 +26,8 @@ def iterate(items: Iterable[T], progress: bool | None, desc: str, unit: str) -> 
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc=desc, unit=unit, file=sys.stderr)
+    bar: Iterable[T] = tqdm(items, desc=desc, unit=unit, file=sys.stderr)
+    return bar
 
 
 def stderr_line(text: str) -> None:

@@ -14,6 +14,8 @@ from flask.testing import FlaskClient
 from server_fixtures import ADMIN_TOKEN, copy_domain, shared_source
 
 from lambdarag.config.domain import Domain, open_domain
+from lambdarag.pipeline.result import Result
+from lambdarag.records import Citation
 from lambdarag.server import create_app
 
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -217,17 +219,48 @@ def test_traces_by_request_and_by_session(client: FlaskClient) -> None:
     assert client.get(f"/api/trace/{searched['request_id']}", headers=AUTH).get_json()["kind"] == "search"
 
 
+def test_each_response_shape_keeps_its_keys_in_order(client: FlaskClient) -> None:
+    question = {"question": "教职工出差住宿费标准是多少？"}
+    ask = client.post("/api/ask", json=question).get_json()
+    assert list(ask) == ["request_id", "session_id", "question", "condensed", "answer", "answer_method", "found",
+                         "citations", "intent", "intent_scores", "slots", "relevance", "grounding", "timings"]
+    assert list(ask["citations"][0]) == ["n", "doc_id", "title", "breadcrumb", "locator", "excerpt", "chunk_id"]
+    search = client.post("/api/search", json=question).get_json()
+    assert list(search) == ["request_id", "question", "condensed", "intent", "intent_scores", "hits", "gate", "timings"]
+    lookup = client.post("/api/lookup_knowledge", json=question).get_json()
+    assert list(lookup) == ["request_id", "session_id", "found", "evidence", "relevance", "completeness",
+                            "already_returned", "withheld", "message", "intent", "condensed"]
+    assert list(lookup["evidence"][0]) == ["n", "chunk_id", "doc_id", "title", "breadcrumb", "locator", "text"]
+    messages = [{"role": "user", "content": question["question"]}]
+    chat = client.post("/v1/chat/completions", json={"model": "kb", "messages": messages}).get_json()
+    assert list(chat) == ["id", "object", "created", "model", "choices", "usage", "references", "request_id",
+                          "found", "intent"]
+    assert chat["references"] == ask["citations"]
+    for body in (ask, search, lookup, chat):  # the stored trace ends with the outcome fields it lacked
+        stored = client.get(f"/api/trace/{body['request_id']}", headers=AUTH).get_json()["trace"]
+        assert list(stored)[-2:] == ["condensed", "timings"] and stored["condensed"] == question["question"]
+
+
+def lookup_result(found: bool = True) -> Result:
+    """A lookup's Result with two citations, a#1 and b#1."""
+    citations = [Citation(n=n, chunk_id=chunk_id, doc_id=chunk_id[0], title="标题", breadcrumb="标题 > 节", locator="",
+                          excerpt=excerpt) for n, chunk_id, excerpt in ((1, "a#1", "摘"), (2, "b#1", "录"))]
+    return Result(request_id="r", session_id="s", question="问", condensed="问", found=found, answer="",
+                  citations=citations, intent="fact", intent_scores={}, slots={}, relevance="REFERENCE", context="")
+
+
 def test_lookup_view_hands_out_only_new_chunks() -> None:
     from lambdarag.server.evidence_view import lookup_view
 
-    result = {"request_id": "r", "session_id": "s", "found": True, "relevance": "REFERENCE",
-              "citations": [{"n": 1, "chunk_id": "a#1", "excerpt": "摘"}, {"n": 2, "chunk_id": "b#1", "excerpt": "录"}]}
+    result = lookup_result()
     view = lookup_view(result, ["b#1"], ["a#1"], lambda chunk_id: None if chunk_id == "x" else f"全文 {chunk_id}")
     assert [(e["n"], e["text"]) for e in view["evidence"]] == [(2, "全文 b#1")]
     assert view["withheld"] == ["a#1"] and view["already_returned"] is False
     assert view["completeness"] == "partial" and "1条" in view["message"]
-    not_found = lookup_view({**result, "found": False}, ["a#1", "b#1"], [], lambda _: "t")
+    not_found = lookup_view(lookup_result(found=False), ["a#1", "b#1"], [], lambda _: "t")
     assert not_found["evidence"] == [] and not_found["relevance"] == "none" and not_found["completeness"] == "none"
+    excerpt = lookup_view(result, ["a#1"], [], lambda _: None)
+    assert [e["text"] for e in excerpt["evidence"]] == ["摘"]  # the excerpt stands in for an unknown chunk
 
 
 def test_llm_answer_streams_in_pieces(source: Domain, tmp_path: Path) -> None:

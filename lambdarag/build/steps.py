@@ -18,7 +18,7 @@ from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk
 
 if TYPE_CHECKING:  # the ingest package pulls in the document libraries: import it only when used
-    from lambdarag.ingest.run import ExtractReport
+    from lambdarag.ingest.report import ExtractReport
     from lambdarag.ingest.settings import IngestSettings
 
 

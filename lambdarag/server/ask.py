@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
 from lambdarag.errors import LambdaRAGError
 from lambdarag.options import PipelineOptions
+from lambdarag.pipeline.run import answer, answer_stream
 from lambdarag.records import Turn
-from lambdarag.server.common import (
-    as_dict,
-    open_session,
-    pipeline,
-    remember_answer,
-    render_citation,
-    render_result,
-    sse,
-    sse_response,
-)
+from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.server.common import open_session, remember_answer, sse, sse_response
+from lambdarag.server.render import render_answer, render_citation
 from lambdarag.server.state import ServerState, state
 from lambdarag.server.validation import get_as_of, get_bool, get_question, get_str, json_body
 
@@ -47,30 +40,27 @@ def ask() -> Response:
     kb = st.holder.get()  # taken once: a reload meanwhile does not change this request's index
     if stream:
         return sse_response(_stream(st, kb, question, history, session_id, options))
-    result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id, options=options))
+    result = answer(kb, question, history=history, session_id=session_id, options=options)
     remember_answer(st, result, session_id)
-    response = jsonify(render_result(result, session_id))
-    response.headers["X-Request-Id"] = str(result.get("request_id"))
+    response = jsonify(render_answer(result))
+    response.headers["X-Request-Id"] = result.request_id
     return response
 
 
-def _stream(st: ServerState, kb: Any, question: str, history: tuple[Turn, ...], session_id: str,
+def _stream(st: ServerState, kb: KnowledgeBase, question: str, history: tuple[Turn, ...], session_id: str,
             options: PipelineOptions) -> Iterator[str]:
     try:
-        events = pipeline().answer_stream(kb, question, history=history, session_id=session_id, options=options)
-        for kind, payload in events:
-            if kind == "meta":
+        for _, payload in answer_stream(kb, question, history=history, session_id=session_id, options=options):
+            if isinstance(payload, dict):  # meta
                 # the cited subset comes with the result; the packed candidates would only confuse a client
-                meta = {k: v for k, v in dict(payload).items() if k != "citations"}
+                meta = {k: v for k, v in payload.items() if k != "citations"}
                 yield sse("meta", {**meta, "session_id": session_id})
-            elif kind == "delta":
+            elif isinstance(payload, str):  # delta
                 yield sse("delta", {"text": payload})
-            elif kind == "result":
-                result = as_dict(payload)
-                remember_answer(st, result, session_id)
-                rendered = render_result(result, session_id)
-                yield sse("citations", {"citations": [render_citation(c) for c in rendered["citations"]]})
-                yield sse("result", rendered)
+            else:
+                remember_answer(st, payload, session_id)
+                yield sse("citations", {"citations": [render_citation(c) for c in payload.citations]})
+                yield sse("result", render_answer(payload))
     except LambdaRAGError as exc:
         yield sse("error", {"error": {"code": exc.code, "message": str(exc)}})
     except Exception:

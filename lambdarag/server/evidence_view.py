@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lambdarag.pipeline.result import Result
+from lambdarag.records import Citation
+
 TextOf = Callable[[str], str | None]
 
 COMPLETENESS = {"PRECISE": "sufficient", "REFERENCE": "partial"}
@@ -22,21 +25,20 @@ MESSAGES = {
 }
 
 
-def evidence_block(citation: dict[str, Any], text_of: TextOf) -> dict[str, Any]:
+def evidence_block(citation: Citation, text_of: TextOf) -> dict[str, Any]:
     """One evidence block: where it comes from and its full text (the excerpt when the text is unknown)."""
-    chunk_id = str(citation.get("chunk_id") or "")
     return {
-        "n": citation.get("n"),
-        "chunk_id": chunk_id,
-        "doc_id": citation.get("doc_id"),
-        "title": citation.get("title"),
-        "breadcrumb": citation.get("breadcrumb"),
-        "locator": citation.get("locator"),
-        "text": text_of(chunk_id) or citation.get("excerpt") or "",
+        "n": citation.n,
+        "chunk_id": citation.chunk_id,
+        "doc_id": citation.doc_id,
+        "title": citation.title,
+        "breadcrumb": citation.breadcrumb,
+        "locator": citation.locator,
+        "text": text_of(citation.chunk_id) or citation.excerpt,
     }
 
 
-def completeness(found: bool, relevance: str | None, fresh: int, withheld: int) -> str:
+def completeness(found: bool, relevance: str, fresh: int, withheld: int) -> str:
     """sufficient | partial | none | already_returned."""
     if not found:
         return "none"
@@ -44,28 +46,28 @@ def completeness(found: bool, relevance: str | None, fresh: int, withheld: int) 
         return "already_returned"
     if fresh == 0:
         return "none"
-    return COMPLETENESS.get(str(relevance), "partial")
+    return COMPLETENESS.get(relevance, "partial")
 
 
-def lookup_view(result: dict[str, Any], fresh_ids: Sequence[str], withheld_ids: Sequence[str],
+def lookup_view(result: Result, fresh_ids: Sequence[str], withheld_ids: Sequence[str],
                 text_of: TextOf) -> dict[str, Any]:
     """The lookup_knowledge response for ``result``, given which chunk ids are new to the session."""
-    found = bool(result.get("found"))
+    found = result.found
     fresh = set(fresh_ids)
     # evidence-first: a not-found result carries no evidence pretending to be support
-    citations = [c for c in result.get("citations") or [] if found and c.get("chunk_id") in fresh]
+    citations = [c for c in result.citations if found and c.chunk_id in fresh]
     blocks = [evidence_block(c, text_of) for c in citations]
-    level = completeness(found, result.get("relevance"), len(blocks), len(withheld_ids))
+    level = completeness(found, result.relevance, len(blocks), len(withheld_ids))
     return {
-        "request_id": result.get("request_id"),
-        "session_id": result.get("session_id"),
+        "request_id": result.request_id,
+        "session_id": result.session_id,
         "found": found,
         "evidence": blocks,
-        "relevance": result.get("relevance") if found else "none",
+        "relevance": result.relevance if found else "none",
         "completeness": level,
         "already_returned": level == "already_returned",
         "withheld": list(withheld_ids),
         "message": MESSAGES[level].format(n=len(blocks), ids="、".join(withheld_ids)),
-        "intent": result.get("intent"),
-        "condensed": result.get("condensed"),
+        "intent": result.intent,
+        "condensed": result.condensed,
     }

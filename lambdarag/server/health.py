@@ -7,6 +7,7 @@ import sqlite3
 import tempfile
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, jsonify
@@ -49,7 +50,6 @@ def index_part(st: ServerState) -> dict[str, Any]:
         health = st.holder.get().health()
     except Exception as exc:  # a broken health() must not hide the rest of the report
         return {"ok": False, **status, "error": f"health check failed: {type(exc).__name__}: {exc}"}
-    health = dict(health) if isinstance(health, dict) else {"detail": health}
     ok = bool(health.get("ok", True))
     return {"ok": ok, "degraded": bool(health.get("degraded")), **status, "knowledge": health}
 
@@ -82,7 +82,7 @@ def service_part(enabled: bool, base_url: str, key_env: str) -> dict[str, Any]:
         return {"ok": False, "state": "unreachable", "url": url, "error": str(getattr(exc, "reason", exc))}
 
 
-def writable_part(folder: Any) -> dict[str, Any]:
+def writable_part(folder: Path) -> dict[str, Any]:
     """The log folder exists (or can be made) and accepts a new file."""
     try:
         os.makedirs(folder, exist_ok=True)

@@ -20,35 +20,33 @@ from typing import Any
 
 from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError
+from lambdarag.options import PipelineOptions
+from lambdarag.pipeline.run import search
+from lambdarag.retrieval.knowledge import KnowledgeBase
 
 log = logging.getLogger(__name__)
 GENERATION_FILE = "reload.generation"
 RETRY_LOAD_AFTER_S = 5.0  # a domain whose index failed to load is retried at most this often
 
-Loader = Callable[[Domain], Any]
+Loader = Callable[[Domain], KnowledgeBase]
 
 
 WARM_UP_QUERY = "预热 warm-up"
 
 
-def default_loader(domain: Domain) -> Any:
+def default_loader(domain: Domain) -> KnowledgeBase:
     """KnowledgeBase.load, then one warm-up search, before the index is handed to requests."""
-    from lambdarag.retrieval.knowledge import KnowledgeBase
-
     kb = KnowledgeBase.load(domain)
     warm_up(kb)
     return kb
 
 
-def warm_up(kb: Any) -> None:
+def warm_up(kb: KnowledgeBase) -> None:
     """One retrieval-only query, so lazily built parts (the query embedder, caches) are ready before real traffic.
 
     Without it the first request of every worker (and after every reload) pays for loading the embedding model
     and can overrun the vector channel's time budget.
     """
-    from lambdarag.options import PipelineOptions
-    from lambdarag.pipeline.run import search
-
     started = time.perf_counter()
     try:
         search(kb, WARM_UP_QUERY, options=PipelineOptions(use_llm=False, log=False))
@@ -86,7 +84,7 @@ class KnowledgeHolder:
         self.domain = domain
         self.loader = loader
         self.generation_file = domain.root / GENERATION_FILE
-        self._kb: Any = None
+        self._kb: KnowledgeBase | None = None
         self._generation = read_generation(self.generation_file)
         self._error: str | None = None
         self._last_attempt = 0.0
@@ -98,7 +96,7 @@ class KnowledgeHolder:
         """Load the index at start-up; a failure is kept for /readyz and retried later."""
         self._try_load(self._generation)
 
-    def get(self) -> Any:
+    def get(self) -> KnowledgeBase:
         """The KnowledgeBase to answer with (reloading first when another worker bumped the counter)."""
         generation = read_generation(self.generation_file)
         if self._kb is None:
@@ -151,10 +149,6 @@ class KnowledgeHolder:
                 )
             self._generation = bump_generation(self.generation_file)
             return self._generation
-
-    @property
-    def loaded(self) -> bool:
-        return self._kb is not None
 
     def status(self) -> dict[str, Any]:
         """What /readyz reports about the loaded index."""

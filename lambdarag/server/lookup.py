@@ -7,12 +7,13 @@ within a session hands out each chunk once; see lambdarag.server.evidence_view f
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
 from lambdarag.options import PipelineOptions
-from lambdarag.server.common import as_dict, open_session, pipeline, remember_answer
+from lambdarag.pipeline.run import answer
+from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.server.common import open_session, remember_answer
 from lambdarag.server.evidence_view import lookup_view
 from lambdarag.server.state import state
 from lambdarag.server.validation import get_question, get_str, json_body
@@ -28,23 +29,21 @@ def lookup_knowledge() -> Response:
     question = get_question(data, st.config.server.max_question_chars)
     session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
     kb = st.holder.get()
-    result = as_dict(pipeline().answer(kb, question, history=history, session_id=session_id,
-                                       options=PipelineOptions(use_llm=False)))
-    result["session_id"] = session_id
+    result = answer(kb, question, history=history, session_id=session_id, options=PipelineOptions(use_llm=False))
     remember_answer(st, result, session_id, kind="lookup")
-    cited = [str(c.get("chunk_id")) for c in result.get("citations") or []] if result.get("found") else []
-    fresh, withheld = st.store.claim_evidence(session_id, str(result.get("request_id")), cited)
+    cited = [c.chunk_id for c in result.citations] if result.found else []
+    fresh, withheld = st.store.claim_evidence(session_id, result.request_id, cited)
     response = jsonify(lookup_view(result, fresh, withheld, chunk_text_lookup(kb)))
-    response.headers["X-Request-Id"] = str(result.get("request_id"))
+    response.headers["X-Request-Id"] = result.request_id
     return response
 
 
-def chunk_text_lookup(kb: Any) -> Callable[[str], str | None]:
+def chunk_text_lookup(kb: KnowledgeBase) -> Callable[[str], str | None]:
     """Full chunk text by id from the loaded KnowledgeBase (None for an id it does not hold)."""
-    chunks = getattr(kb, "chunks", {})
+    chunks = kb.chunks
 
     def text_of(chunk_id: str) -> str | None:
         chunk = chunks.get(chunk_id)
-        return None if chunk is None else str(chunk.text)
+        return None if chunk is None else chunk.text
 
     return text_of

@@ -19,8 +19,12 @@ from flask import Blueprint, Response, jsonify
 
 from lambdarag.errors import LambdaRAGError, NotFoundError
 from lambdarag.options import PipelineOptions
+from lambdarag.pipeline.result import Result
+from lambdarag.pipeline.run import answer, answer_stream
 from lambdarag.records import Turn
-from lambdarag.server.common import as_dict, pipeline, render_citation, sse_response, trace_of
+from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.server.common import sse_response
+from lambdarag.server.render import answer_trace, render_citation
 from lambdarag.server.state import ServerState, state
 from lambdarag.server.validation import FieldError, get_bool, json_body
 
@@ -36,7 +40,7 @@ class ModelNotFound(NotFoundError):
     param = "model"
 
 
-def message_text(message: Any, index: int) -> tuple[str, str]:
+def message_text(message: object, index: int) -> tuple[str, str]:
     """(role, text) of one message; content may be a string or a list of text parts."""
     name = f"messages[{index}]"
     if not isinstance(message, dict):
@@ -53,7 +57,7 @@ def message_text(message: Any, index: int) -> tuple[str, str]:
     raise FieldError(f"{name}.content", "must be a string or a list of text parts")
 
 
-def split_messages(messages: Any, max_chars: int, max_turns: int) -> tuple[str, tuple[Turn, ...]]:
+def split_messages(messages: object, max_chars: int, max_turns: int) -> tuple[str, tuple[Turn, ...]]:
     """The question (last user message) and the history (earlier user→assistant pairs, most recent kept)."""
     if not isinstance(messages, list) or not messages:
         raise FieldError("messages", "must be a non-empty list")
@@ -75,7 +79,7 @@ def split_messages(messages: Any, max_chars: int, max_turns: int) -> tuple[str, 
     return question, tuple(turns[-max_turns:] if max_turns else ())
 
 
-def check_model(st: ServerState, model: Any) -> str:
+def check_model(st: ServerState, model: object) -> str:
     if not isinstance(model, str) or not model:
         raise FieldError("model", "is required: the domain name (see GET /v1/models)")
     if model != st.domain.name:
@@ -111,32 +115,31 @@ def chat_completions() -> Response:
     kb = st.holder.get()
     if stream:
         return sse_response(_stream(st, kb, model, question, history))
-    result = as_dict(pipeline().answer(kb, question, history=history, options=PipelineOptions()))
+    result = answer(kb, question, history=history, options=PipelineOptions())
     _store_trace(st, result)
     response = jsonify(completion(result, model))
-    response.headers["X-Request-Id"] = str(result.get("request_id"))
+    response.headers["X-Request-Id"] = result.request_id
     return response
 
 
-def _store_trace(st: ServerState, result: dict[str, Any]) -> None:
-    st.store.save_trace(str(result.get("request_id")), None, "openai", str(result.get("question") or ""),
-                        trace_of(result))
+def _store_trace(st: ServerState, result: Result) -> None:
+    st.store.save_trace(result.request_id, None, "openai", result.question, answer_trace(result))
 
 
-def completion(result: dict[str, Any], model: str) -> dict[str, Any]:
+def completion(result: Result, model: str) -> dict[str, Any]:
     """A chat.completion object with the cited answer and a top-level references list."""
-    answer = str(result.get("answer") or "")
     return {
-        "id": f"chatcmpl-{result.get('request_id')}",
+        "id": f"chatcmpl-{result.request_id}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-        "usage": usage(str(result.get("question") or ""), answer),
-        "references": [render_citation(c) for c in result.get("citations") or []],
-        "request_id": result.get("request_id"),
-        "found": result.get("found"),
-        "intent": result.get("intent"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": result.answer},
+                     "finish_reason": "stop"}],
+        "usage": usage(result.question, result.answer),
+        "references": [render_citation(c) for c in result.citations],
+        "request_id": result.request_id,
+        "found": result.found,
+        "intent": result.intent,
     }
 
 
@@ -152,28 +155,31 @@ def chunk(rid: str, model: str, delta: dict[str, Any], finish: str | None = None
             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
 
 
+def final_chunk(st: ServerState, result: Result, model: str) -> dict[str, Any]:
+    """The last chat.completion.chunk, with the references (the result's trace is stored on the way)."""
+    _store_trace(st, result)
+    refs = [render_citation(c) for c in result.citations]
+    return chunk(result.request_id, model, {}, "stop", references=refs, request_id=result.request_id,
+                 found=result.found, intent=result.intent)
+
+
 def _data(payload: dict[str, Any] | str) -> str:
     text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, default=str)
     return f"data: {text}\n\n"
 
 
-def _stream(st: ServerState, kb: Any, model: str, question: str, history: tuple[Turn, ...]) -> Iterator[str]:
+def _stream(st: ServerState, kb: KnowledgeBase, model: str, question: str, history: tuple[Turn, ...]) -> Iterator[str]:
     request_id = "pending"
     try:
-        events = pipeline().answer_stream(kb, question, history=history, options=PipelineOptions())
-        for kind, payload in events:
-            if kind == "meta":
-                request_id = str(dict(payload).get("request_id", request_id))
+        for _, payload in answer_stream(kb, question, history=history, options=PipelineOptions()):
+            if isinstance(payload, dict):  # meta
+                request_id = str(payload.get("request_id", request_id))
                 yield _data(chunk(request_id, model, {"role": "assistant", "content": ""}))
-            elif kind == "delta" and payload:
-                yield _data(chunk(request_id, model, {"content": payload}))
-            elif kind == "result":
-                result = as_dict(payload)
-                request_id = str(result.get("request_id"))
-                _store_trace(st, result)
-                refs = [render_citation(c) for c in result.get("citations") or []]
-                yield _data(chunk(request_id, model, {}, "stop", references=refs, request_id=request_id,
-                                  found=result.get("found"), intent=result.get("intent")))
+            elif isinstance(payload, str):  # delta
+                if payload:
+                    yield _data(chunk(request_id, model, {"content": payload}))
+            else:
+                yield _data(final_chunk(st, payload, model))
     except LambdaRAGError as exc:
         yield _data({"error": {"code": exc.code, "message": str(exc), "type": "server_error", "param": None}})
     except Exception:

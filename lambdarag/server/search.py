@@ -6,7 +6,8 @@ from flask import Blueprint, Response, jsonify
 
 from lambdarag.config.schema import CHANNEL_NAMES
 from lambdarag.options import PipelineOptions
-from lambdarag.server.common import as_dict, pipeline, trace_of
+from lambdarag.pipeline.run import search as run_search
+from lambdarag.server.render import render_search, search_trace
 from lambdarag.server.state import state
 from lambdarag.server.validation import get_bool, get_question, get_str_list, json_body
 
@@ -25,11 +26,8 @@ def search() -> Response:
         gate=get_bool(data, "gate", default=True),
     )
     kb = st.holder.get()
-    result = as_dict(pipeline().search(kb, question, options=options))
-    request_id = str(result.get("request_id") or "")
-    if request_id:
-        st.store.save_trace(request_id, result.get("session_id"), "search", question, trace_of(result))
-    body = {key: value for key, value in result.items() if key != "trace"}
-    response = jsonify(body)
-    response.headers["X-Request-Id"] = request_id
+    result = run_search(kb, question, options=options)
+    st.store.save_trace(result.request_id, None, "search", question, search_trace(result))
+    response = jsonify(render_search(result))
+    response.headers["X-Request-Id"] = result.request_id
     return response

@@ -7,12 +7,13 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from flask import current_app, request
 
 from lambdarag.config.domain import Domain
+from lambdarag.config.schema import Config
 from lambdarag.errors import AuthError
+from lambdarag.feedback.log import FeedbackLog
 from lambdarag.server.holder import KnowledgeHolder
 from lambdarag.server.sessions import SessionStore
 
@@ -28,20 +29,18 @@ class ServerState:
     domain: Domain
     holder: KnowledgeHolder
     store: SessionStore
-    _feedback: Any = None
+    _feedback: FeedbackLog | None = None
     _feedback_lock: threading.Lock = field(default_factory=threading.Lock)
     _last_purge: float = field(default_factory=time.monotonic)
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Config:
         return self.domain.config
 
-    def feedback(self) -> Any:
+    def feedback(self) -> FeedbackLog:
         """The domain's FeedbackLog (ratings); created on first use."""
         with self._feedback_lock:
             if self._feedback is None:
-                from lambdarag.feedback.log import FeedbackLog
-
                 self._feedback = FeedbackLog(self.domain.feedback_dir, self.config.feedback)
             return self._feedback
 

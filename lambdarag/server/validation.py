@@ -85,17 +85,6 @@ def get_bool(data: dict[str, Any], name: str, default: bool = False) -> bool:
     return value
 
 
-def get_int(data: dict[str, Any], name: str, default: int, lo: int, hi: int) -> int:
-    value = data.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise FieldError(name, f"must be an integer, got {type(value).__name__}")
-    if not lo <= value <= hi:
-        raise FieldError(name, f"must be between {lo} and {hi}, got {value}")
-    return value
-
-
 def get_choice(data: dict[str, Any], name: str, choices: tuple[str, ...]) -> str:
     value = data.get(name)
     if not isinstance(value, str) or value not in choices:
