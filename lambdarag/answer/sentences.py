@@ -247,9 +247,6 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_tables: b
             if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
 
 
-def candidate_sentences(body: str, wanted: set[str]) -> list[str]:
-    """The shown text of each candidate unit of a chunk body."""
-    return [u.shown for u in candidate_units(body, wanted)]
 
 
 def _units(body: str) -> Iterator[Unit]:

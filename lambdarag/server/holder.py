@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdarag.config.domain import Domain
-from lambdarag.errors import IndexMismatchError, LambdaRAGError
+from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import search
 from lambdarag.retrieval.knowledge import KnowledgeBase
@@ -110,7 +110,7 @@ class KnowledgeHolder:
         if self._kb is None:
             raise IndexMismatchError(
                 f"the index of domain {self.domain.name!r} is not loaded ({self._error})",
-                f"build it: lambdarag build --domain {self.domain.name}, then POST /admin/reload",
+                f"build it ({rebuild_hint('build', self.domain.name)}), then POST /admin/reload",
             )
         return self._kb
 
