@@ -208,3 +208,14 @@ def test_extraction_on_real_admissions_text() -> None:
                     orgs[entity.name] = orgs.get(entity.name, 0) + 1
     assert {"中国人民大学", "教育部"} <= set(orgs)
     assert sum(len(name) <= 16 for name in orgs) / len(orgs) > 0.95
+
+
+@pytest.mark.parametrize("sentence, person", [
+    ("某公司副总经理王强负责此事。", "王强"),  # no person 司副: 副 belongs to the role
+    ("市卫生健康委主任李明出席。", "李明"),  # no person 康委: 委 ends no name
+    ("华中科技大学校长李明讲话。", "李明"),  # the university is an organisation, not a name after a role
+    ("滨海石油大学处长刘洋签字。", "刘洋"),
+])
+def test_general_rules_keep_word_fragments_out_of_person_names(sentence: str, person: str) -> None:
+    people = [e.name for e in extract_entities(sentence) if e.kind == "person"]
+    assert people == [person]
