@@ -111,6 +111,45 @@ def test_readers_name_the_bad_line(tmp_path: Path) -> None:
         load_questions(tmp_path / "missing.jsonl")
 
 
+def test_page_ranking_and_page_recall_by_hand() -> None:
+    pages = {"A#0": (3,), "A#1": (3, 4), "B#0": (), "X#0": (1,), "A#2": (7,), "B#1": (1,), "A#3": (9,)}
+    docs = {"A#0": "A", "A#1": "A", "B#0": "B", "A#2": "A", "B#1": "B", "A#3": "A"}  # X#0: unknown chunk
+    ranked = m.page_ranking(list(pages), lambda c: docs.get(c, ""), lambda c: pages[c])
+    assert ranked == [("A", 3), ("A", 4), ("A", 7), ("B", 1), ("A", 9)]  # a spanning chunk counts for each page
+    gold = m.gold_page_units(["A"], [4, 9, 12])
+    assert gold == {("A", 4), ("A", 9), ("A", 12)}
+    assert m.recall_at_k(ranked, gold, 5) == pytest.approx(2 / 3)  # (A, 4) at 2 and (A, 9) at 5
+    assert m.recall_at_k(ranked, gold, 3) == pytest.approx(1 / 3)
+    assert m.gold_page_units(["A", "B"], [2]) == {("A", 2), ("B", 2)}
+    assert m.gold_page_units(["A"], []) == set()
+
+
+def test_load_questions_reads_gold_pages(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    lines = [{"qid": "a", "question": "x", "gold_doc_ids": ["d"], "gold_pages": [12, 13, 12]},
+             {"qid": "b", "question": "y", "gold_doc_ids": ["d"]}]
+    path.write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
+    first, second = load_questions(path)
+    assert (first.gold_pages, second.gold_pages) == ((12, 13), ())
+    assert "gold_pages" not in first.extra
+    for bad in ([0], ["12"], 12, [True]):
+        path.write_text(json.dumps({"question": "x", "gold_doc_ids": ["d"], "gold_pages": bad}), encoding="utf-8")
+        with pytest.raises(InputError, match=r"q\.jsonl:1: gold_pages"):
+            load_questions(path)
+
+
+def test_score_page_recall_only_where_gold_pages_and_pages_exist(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({"qid": "p", "question": "x", "gold_doc_ids": ["A"], "gold_pages": [4, 9]}) + "\n"
+                    + json.dumps({"qid": "n", "question": "y", "gold_doc_ids": ["A"]}), encoding="utf-8")
+    paged, plain = load_questions(path)
+    units = [("A", 3), ("A", 4), ("B", 9)]
+    assert score(paged, ["A", "B"], "", "", True, page_ranked=units)["page_recall@5"] == 0.5
+    assert score(paged, ["A", "B"], "", "", True)["page_recall@5"] is None  # the baseline: no pages, not 0
+    assert score(paged, [], "", "", False, page_ranked=[])["page_recall@5"] == 0.0  # a failed question
+    assert score(plain, ["A"], "", "", True, page_ranked=units)["page_recall@5"] is None
+
+
 def _question(tmp_path: Path) -> object:
     path = tmp_path / "q.jsonl"
     path.write_text(json.dumps({"qid": "q", "question": "x", "gold_doc_ids": ["p2", "p3"], "answers": ["甲乙"],

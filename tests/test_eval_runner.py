@@ -166,3 +166,30 @@ def test_variants_and_baseline_pack_the_same_budget() -> None:
     answer = baseline.answer("国家奖学金每年多少钱", max_chars=60)
     assert answer.doc_ids[0] == "scholar"
     assert len(answer.context) <= 60 + 2 * len(answer.doc_ids) and answer.context.startswith("奖学金评定")
+
+
+def test_page_recall_beside_document_recall(tmp_path: Path) -> None:
+    folder = tmp_path / "filings"
+    folder.mkdir()
+    pages = ["Cover page of the annual report.", "Revenue rose to 512 million dollars in fiscal 2022.",
+             "The board approved a dividend of 3 dollars per share.", "Risk factors include supply chain delays."]
+    docs = [{"doc_id": "acme", "title": "Acme 10-K", "text": "\n".join(f"[page {n}]\n{t}" for n, t in
+                                                                      enumerate(pages, start=1))},
+            {"doc_id": "other", "title": "Other 10-K", "text": "Other company text about weather and tides."}]
+    questions = [{"qid": "p1", "question": "What dividend per share did the board approve?", "gold_doc_ids": ["acme"],
+                  "type": "paged", "gold_pages": [3]},
+                 {"qid": "p2", "question": "What was the revenue in fiscal 2022?", "gold_doc_ids": ["acme"],
+                  "type": "plain"}]
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    (folder / "questions.jsonl").write_text("\n".join(json.dumps(q) for q in questions), encoding="utf-8")
+    out = tmp_path / "report"
+    assert main(["eval", "--dataset", str(folder), "--set", "embedding.backend=none", "--set", "ingest.chunk_size=60",
+                 "--set", "ingest.chunk_overlap=0",
+                 "--out", str(out), "--no-ablations", "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
+    data = read_report(out)
+    assert data["summary"]["full"]["page_recall@5"] == 1.0  # one question carries gold_pages, its page is found
+    assert data["summary"]["baseline"]["page_recall@5"] is None  # whole documents: no pages
+    assert data["by_type"]["full"]["plain"]["page_recall@5"] is None
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Page level" in markdown and "1 questions carry gold_pages" in markdown
+    assert "| baseline | 1.000 | – |" in markdown

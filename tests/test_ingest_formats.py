@@ -18,7 +18,8 @@ from test_ingest_support import (
 
 from lambdarag.ingest import IngestSettings, extract_file, xlsx_reader
 from lambdarag.ingest.chunk import chunk_document
-from lambdarag.ingest.document import Document, Table
+from lambdarag.ingest.document import Document, Table, locator_pages
+from lambdarag.ingest.text_formats import page_marker
 
 SETTINGS = IngestSettings()
 
@@ -190,3 +191,45 @@ def test_jsonl_one_document_per_line_with_ids_unchanged(tmp_path: Path) -> None:
     assert [c.doc_date for c in chunk_document(docs[0], SETTINGS)] == ["2024-01-05"]
     assert docs[0].notes == ("3 lines skipped: line 3: duplicate doc_id 'policy/2024-01'; line 4: no doc_id; "
                              "line 5: invalid JSON (Expecting property name enclosed in double quotes)",)
+
+
+def test_jsonl_page_markers_open_pages_and_chunks_carry_page_locators(tmp_path: Path) -> None:
+    text = ("[page 1]\nRevenue grew in the year. Costs were flat.\n\n[Page 2]\nMargins rose again.\n"
+            "[第3页]\nCash was 12 million dollars at the end of the year. Debt was repaid in full.")
+    path = tmp_path / "filings.jsonl"
+    path.write_text(json.dumps({"doc_id": "f1", "title": "Filing", "text": text}) + "\n", encoding="utf-8")
+    [doc] = extract_file(path, "filings", SETTINGS)
+    assert (doc.pages, doc.page_unit) == (3, "页")
+    assert [(b.page, b.locator) for b in doc.blocks] == [(1, "第1页"), (2, "第2页"), (3, "第3页")]
+    small = IngestSettings(chunk_size=80, chunk_overlap=0)
+    chunks = chunk_document(doc, small)
+    assert [c.locator for c in chunks] == ["第1-2页", "第3页"]  # the first chunk spans pages 1 and 2
+    assert not any("[page" in c.text.lower() or "第3页" in c.text for c in chunks)  # markers are not text
+    assert chunks[0].text == "Revenue grew in the year. Costs were flat.\nMargins rose again."
+
+
+def test_txt_form_feeds_number_pages_and_printed_numbers_stay_text(tmp_path: Path) -> None:
+    path = tmp_path / "report.txt"
+    path.write_text("First page text.\n— 1 —\n\fSecond page.\nPage 2 of 3\n\f\fFourth page.\f", encoding="utf-8")
+    doc = one(path)
+    assert doc.pages == 4
+    assert [(b.locator, b.text) for b in doc.blocks] == [
+        ("第1页", "First page text.\n— 1 —"), ("第2页", "Second page.\nPage 2 of 3"), ("第4页", "Fourth page.")]
+
+
+def test_text_without_page_breaks_has_no_pages(tmp_path: Path) -> None:
+    path = tmp_path / "plain.txt"
+    path.write_text("第一章 总则\n本办法适用于全校。\n\n[page] 与 [附件 2] 不是页码。", encoding="utf-8")
+    doc = one(path)
+    assert (doc.pages, doc.page_unit) == (0, "")
+    assert [(b.locator, b.page, b.text) for b in doc.blocks] == [
+        ("", None, "本办法适用于全校。"), ("", None, "[page] 与 [附件 2] 不是页码。")]
+    assert all(c.locator == "" for c in chunk_document(doc, SETTINGS))
+
+
+def test_page_marker_rule_and_page_locators_read_back() -> None:
+    assert [page_marker(line) for line in ("[page 12]", " [PAGE 3] ", "[第7页]", "[ Page 4 ]")] == [12, 3, 7, 4]
+    assert [page_marker(line) for line in ("page 12", "[page 12] text", "— 12 —", "Page 1 of 15", "12")] == [
+        None, None, None, None, None]
+    assert [locator_pages(loc) for loc in ("第3页", "第3-5页", "第2张幻灯片", "工作表 收费表", "")] == [
+        (3,), (3, 4, 5), (), (), ()]

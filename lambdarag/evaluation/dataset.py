@@ -28,6 +28,7 @@ class EvalQuestion:
     as_of: date | None = None
     answer_sets: tuple[tuple[str, ...], ...] = ()
     gold_src_doc_ids: tuple[str, ...] = ()
+    gold_pages: tuple[int, ...] = ()  # 1-based evidence pages within the gold documents
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -48,6 +49,15 @@ def history_turns(raw: Any) -> tuple[Turn, ...]:
     return tuple(turns)
 
 
+def gold_pages(raw: Any) -> tuple[int, ...]:
+    """A question's "gold_pages" (a list of page numbers from 1), () when absent."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in raw):
+        raise InputError(f"gold_pages {raw!r} is not a list of page numbers", "use 1-based integers, e.g. [12, 13]")
+    return tuple(dict.fromkeys(raw))
+
+
 def question_from_dict(data: dict[str, Any], where: str) -> EvalQuestion:
     """Validate one questions.jsonl object; errors name the file and line."""
     if not isinstance(data, dict) or not str(data.get("question", "")).strip():
@@ -59,7 +69,7 @@ def question_from_dict(data: dict[str, Any], where: str) -> EvalQuestion:
     if not isinstance(gold, list) or not isinstance(answers, list):
         raise InputError(f"{where}: gold_doc_ids and answers must be lists", "fix the line")
     known = {"qid", "question", "gold_doc_ids", "answers", "type", "history", "as_of", "answer_sets",
-             "gold_src_doc_ids"}
+             "gold_src_doc_ids", "gold_pages"}
     try:
         return EvalQuestion(
             qid=str(data.get("qid") or where),
@@ -71,6 +81,7 @@ def question_from_dict(data: dict[str, Any], where: str) -> EvalQuestion:
             as_of=parse_as_of(data.get("as_of")),
             answer_sets=tuple(tuple(str(p) for p in alt) for alt in data.get("answer_sets") or ()),
             gold_src_doc_ids=tuple(str(g) for g in data.get("gold_src_doc_ids") or ()),
+            gold_pages=gold_pages(data.get("gold_pages")),
             extra={k: v for k, v in data.items() if k not in known},
         )
     except InputError as exc:

@@ -16,6 +16,7 @@ from lambdarag.evaluation.report import default_out_dir, write_report
 from lambdarag.evaluation.runner import FULL, Levels, QuestionRecord, Runner, default_variants, run_all
 from lambdarag.evaluation.summary import check_targets, summarize
 from lambdarag.evaluation.workspace import check_dataset, dataset_domain, dataset_name
+from lambdarag.ingest.document import locator_pages
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -72,7 +73,8 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     docs: list[dict[str, Any]] = list(corpus) if corpus is not None else list(documents_from_chunks(kb))
     baseline = NaiveBM25(docs) if settings.baseline else None
     doc_text = {str(d["doc_id"]): f"{d.get('title') or ''}\n{d.get('text') or ''}" for d in docs}
-    levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs), doc_text)
+    levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs), doc_text,
+                    lambda cid: locator_pages(kb.chunks[cid].locator) if cid in kb.chunks else ())
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,
                                 settings.leave_one_out)

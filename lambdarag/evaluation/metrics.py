@@ -1,18 +1,22 @@
-"""Retrieval and answer metrics at document level (pure functions, no I/O).
+"""Retrieval and answer metrics at document and page level (pure functions, no I/O).
 
-Rankings are lists of chunk ids mapped back to their document; a document counts at its first
-occurrence, so several chunks of one document do not crowd the cut-off. Relevance is binary.
+Rankings are lists of chunk ids mapped back to their document, or to (document, page) units; a
+unit counts at its first occurrence, so several chunks of one document do not crowd the cut-off.
+Relevance is binary.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from lambdarag.text.tokenizer import normalize
 
 _SPACE_RE = re.compile(r"\s+")
+Unit = TypeVar("Unit", bound=Hashable)  # what a ranking ranks: a doc id, a (doc id, page) pair
+PageUnit = tuple[str, int]
 
 
 def doc_ranking(chunk_ids: Iterable[str], doc_of: Mapping[str, str] | Callable[[str], str]) -> list[str]:
@@ -26,13 +30,30 @@ def doc_ranking(chunk_ids: Iterable[str], doc_of: Mapping[str, str] | Callable[[
     return list(seen)
 
 
+def page_ranking(chunk_ids: Iterable[str], doc_of: Callable[[str], str],
+                 pages_of: Callable[[str], Iterable[int]]) -> list[PageUnit]:
+    """(doc id, page) units in rank order, each at its first occurrence; a chunk spanning pages yields each page."""
+    seen: dict[PageUnit, None] = {}
+    for chunk_id in chunk_ids:
+        doc = doc_of(chunk_id)
+        for page in pages_of(chunk_id) if doc else ():
+            seen.setdefault((doc, page), None)
+    return list(seen)
+
+
+def gold_page_units(gold_doc_ids: Iterable[str], gold_pages: Iterable[int]) -> set[PageUnit]:
+    """The gold (doc id, page) pairs: every gold page in every gold document."""
+    pages = list(gold_pages)
+    return {(doc, page) for doc in gold_doc_ids for page in pages}
+
+
 def chunk_doc(chunk_id: str) -> str:
     """The document part of a chunk id "<doc_id>#<nnnn>" (the id itself when it has no '#')."""
     return chunk_id.rsplit("#", 1)[0]
 
 
-def recall_at_k(ranked: Sequence[str], gold: Iterable[str], k: int) -> float:
-    """Fraction of the gold documents found in the top k (0.0 without gold)."""
+def recall_at_k(ranked: Sequence[Unit], gold: Iterable[Unit], k: int) -> float:
+    """Fraction of the gold units (documents or pages) found in the top k (0.0 without gold)."""
     wanted = set(gold)
     if not wanted:
         return 0.0

@@ -125,6 +125,24 @@ def source_level_section(summaries: Mapping[str, Mapping[str, Any]]) -> list[str
             *table(["variant", *metrics], rows), ""]
 
 
+def page_level_section(summaries: Mapping[str, Mapping[str, Any]], types: Mapping[str, Mapping[str, Any]],
+                       records: Sequence[QuestionRecord]) -> list[str]:
+    """Page recall@5 beside document recall@5, per variant and per question type, when questions carry gold_pages."""
+    paged = sum(1 for r in records if r.variant == FULL and r.metrics.get("page_recall@5") is not None)
+    if not paged:
+        return []
+    metrics = ("recall@5", "page_recall@5")
+    rows = [[name, *(fmt(s.get(m)) for m in metrics)] for name, s in summaries.items()]
+    type_rows = [[name, str(s.get("n", 0)), *(fmt(s.get(m)) for m in metrics)] for name, s in types.items()]
+    return ["## Page level", "",
+            f"{paged} questions carry gold_pages: page recall@5 is the share of their gold (document, page) pairs "
+            "among the first 5 distinct pages of the ranked chunks (a chunk's locator gives its pages). "
+            "The baseline ranks whole documents and has no pages (–).", "",
+            *table(["variant", *metrics], rows), "",
+            "Full system by question type:", "",
+            *table(["type", "n", *metrics], type_rows), ""]
+
+
 def misses_section(records: Sequence[QuestionRecord]) -> list[str]:
     """The first full-system questions with recall@5 = 0: where retrieval fails."""
     failing = misses([r for r in records if r.variant == FULL])
@@ -156,6 +174,7 @@ def render_markdown(data: Mapping[str, Any], records: Sequence[QuestionRecord]) 
         *targets_section(data.get("targets", [])),
         *ablation_section(data["ablation"], descriptions),
         *source_level_section(data["summary"]),
+        *page_level_section(data["summary"], data["by_type"].get(FULL, {}), records),
         *breakdown_section("Full system by question type", data["by_type"].get(FULL, {}), baseline_types),
         *breakdown_section("Full system by intent", data["by_intent"].get(FULL, {}), baseline_intents),
         *latency_section(data["latency_ms"].get(FULL, {})),

@@ -69,6 +69,11 @@ class Levels:
     doc_of_chunk: Callable[[str], str]
     src_of_doc: Mapping[str, str] = field(default_factory=dict)
     doc_text: Mapping[str, str] = field(default_factory=dict)  # for the "answer is in the gold documents" check
+    pages_of_chunk: Callable[[str], tuple[int, ...]] = field(default=lambda _chunk_id: ())  # from its locator
+
+    def page_ranking(self, chunk_ids: Sequence[str]) -> list[m.PageUnit]:
+        """The (doc id, page) units of ranked chunks, in rank order."""
+        return m.page_ranking(chunk_ids, self.doc_of_chunk, self.pages_of_chunk)
 
 
 def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
@@ -104,8 +109,9 @@ def answer_in_gold(question: EvalQuestion, doc_text: Mapping[str, str]) -> float
 
 
 def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: str, found: bool,
-          src_of_doc: Mapping[str, str] | None = None) -> dict[str, float | None]:
-    """Every per-question metric (None where the question has no gold for it)."""
+          src_of_doc: Mapping[str, str] | None = None,
+          page_ranked: Sequence[m.PageUnit] | None = None) -> dict[str, float | None]:
+    """Every per-question metric (None where the question has no gold for it, or the system no pages)."""
     out: dict[str, float | None] = {}
     gold = question.gold_doc_ids
     for k in RANK_CUTOFFS:
@@ -120,6 +126,8 @@ def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: s
         for k in RANK_CUTOFFS:
             out[f"src_recall@{k}"] = m.recall_at_k(src_ranked, src_gold, k)
         out["src_mrr@10"] = m.mrr_at_k(src_ranked, src_gold, 10)
+    page_gold = m.gold_page_units(gold, question.gold_pages)
+    out["page_recall@5"] = m.recall_at_k(page_ranked, page_gold, 5) if page_gold and page_ranked is not None else None
     alternatives = question.alternatives
     out["answer_in_context"] = float(m.contains_answer(context, alternatives)) if alternatives else None
     out["extractive_hit"] = float(found and m.contains_answer(answer, alternatives)) if alternatives else None
@@ -170,8 +178,10 @@ class Runner:
             result = pipeline.answer(self.kb, question.question, history=question.history, options=options)
         except Exception as exc:  # one failing question must not lose an hour-long run; the report counts it
             return self._failed(question, variant, exc)
-        ranked = m.doc_ranking(ranked_chunk_ids(result), self.levels.doc_of_chunk)[:KEEP_RANKED]
-        metrics = score(question, ranked, result.context, result.answer, result.found, self.levels.src_of_doc)
+        chunk_ids = ranked_chunk_ids(result)
+        ranked = m.doc_ranking(chunk_ids, self.levels.doc_of_chunk)[:KEEP_RANKED]
+        metrics = score(question, ranked, result.context, result.answer, result.found, self.levels.src_of_doc,
+                        self.levels.page_ranking(chunk_ids))
         metrics["gate_triggered"] = gate_triggered(result)
         metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
         return QuestionRecord(question.qid, variant.name, question.type, result.intent, ranked, metrics,
@@ -182,6 +192,7 @@ class Runner:
         assert self.baseline is not None
         budget = self.kb.config.context.max_chars
         outcome = self.baseline.answer(question.question, question.history, budget, KEEP_RANKED)
+        # no page_ranked: the baseline ranks whole documents, so its page recall is None, not 0
         metrics = score(question, outcome.doc_ids, outcome.context, "", True, self.levels.src_of_doc)
         metrics["extractive_hit"] = None  # the baseline writes no answer
         metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
@@ -193,7 +204,7 @@ class Runner:
         if self.errors_shown < 3:  # the first tracebacks say enough; the rest are counted
             traceback.print_exception(exc, file=sys.stderr)
             self.errors_shown += 1
-        metrics = score(question, [], "", "", False, self.levels.src_of_doc)
+        metrics = score(question, [], "", "", False, self.levels.src_of_doc, [])
         return QuestionRecord(question.qid, variant.name, question.type, "", [], metrics, {}, False, "error", "",
                               f"{type(exc).__name__}: {exc}")
 

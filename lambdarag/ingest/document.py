@@ -17,6 +17,21 @@ _TITLE_JUNK = re.compile(
     r"幻灯片 ?\d*|slide ?\d*|document ?\d*|文档 ?\d*|book ?\d*|工作簿 ?\d*|presentation ?\d*)$",
     re.IGNORECASE,
 )
+_PAGE_LOCATOR = re.compile(r"第(\d+)(?:-(\d+))?页")
+
+
+def page_locator(number: int) -> str:
+    """The locator of one page ("第3页"); a chunk spanning pages gets "第3-4页" from the chunker."""
+    return f"第{number}页"
+
+
+def locator_pages(locator: str) -> tuple[int, ...]:
+    """The pages a page locator names ("第3页" → (3,), "第3-5页" → (3, 4, 5)); () for any other locator."""
+    match = _PAGE_LOCATOR.fullmatch(locator)
+    if match is None:
+        return ()
+    first = int(match.group(1))
+    return tuple(range(first, int(match.group(2) or first) + 1))
 
 
 @dataclass(frozen=True)

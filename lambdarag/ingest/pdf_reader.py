@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdarag.errors import ExtractionError
-from lambdarag.ingest.document import DocBuilder, Document, Table, clean_title
+from lambdarag.ingest.document import DocBuilder, Document, Table, clean_title, page_locator
 from lambdarag.ingest.tables import Spans, build_table, clean_cell
 from lambdarag.ingest.text_formats import numbered_heading_level
 
@@ -32,10 +32,6 @@ _HEADING_RATIO = 1.2  # a line at least this much larger than the body font is a
 _UNMAPPED = re.compile(r"^\(cid:\d+\)$")  # a glyph pdfminer could not map to Unicode
 _MIN_GUTTER = 8.0  # points of empty space between two text columns
 _MIN_COLUMN_WORDS = 10
-
-
-def page_locator(number: int) -> str:
-    return f"第{number}页"
 
 
 @dataclass

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lambdarag.errors import ExtractionError
-from lambdarag.ingest.document import DocBuilder, Document
+from lambdarag.ingest.document import DocBuilder, Document, page_locator
 from lambdarag.ingest.tables import build_table
 from lambdarag.text.dates import find_dates
 from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
@@ -28,6 +28,11 @@ _MD_FENCE = re.compile(r"^\s*(```|~~~)")
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+# A page starts at a form feed (pdftotext writes one between pages) or at a line holding only a
+# bracketed page label, "[page 12]" in any case or "[第12页]", which converters write before a
+# page's text. Printed page numbers ("— 12 —", "Page 3 of 40", a bare "12") stay text: they are
+# footers closing the page they number, and a bare number is as often a table cell or a list item.
+_PAGE_MARKER = re.compile(r"\[\s*(?:page\s*(\d+)|第\s*(\d+)\s*页)\s*\]", re.IGNORECASE)
 
 
 def decode_text(data: bytes) -> str:
@@ -69,23 +74,61 @@ def numbered_heading_level(line: str) -> int | None:
 
 def extract_txt(path: Path, doc_id: str, source: str) -> list[Document]:
     builder = DocBuilder(doc_id, source, "txt")
-    add_plain_text(builder, read_text(path))
-    return [builder.build()]
+    pages = add_plain_text(builder, read_text(path))
+    return [builder.build(pages=pages)]
 
 
-def add_plain_text(builder: DocBuilder, text: str, headings: bool = True) -> None:
+def page_marker(line: str) -> int | None:
+    """The page number a page-marker line opens ("[page 12]", "[第12页]"), else None."""
+    match = _PAGE_MARKER.fullmatch(line.strip())
+    return int(match.group(1) or match.group(2)) if match else None
+
+
+def text_pages(text: str) -> list[tuple[int | None, str]]:
+    """The text cut at page breaks into (page number, text), marker lines dropped; [(None, text)] without any."""
+    pages: list[tuple[int | None, str]] = []
+    page = 1 if "\f" in text else None  # form feeds number the pages from 1; a marker names its page
+    lines: list[str] = []
+    for n, part in enumerate(text.split("\f")):
+        if n:
+            pages.append((page, "\n".join(lines)))
+            lines, page = [], (page or 0) + 1
+        for line in part.split("\n"):
+            number = page_marker(line)
+            if number is None:
+                lines.append(line)
+                continue
+            pages.append((page, "\n".join(lines)))
+            lines, page = [], number
+    pages.append((page, "\n".join(lines)))
+    return [(number, body) for number, body in pages if body.strip()]
+
+
+def add_plain_text(builder: DocBuilder, text: str, headings: bool = True) -> int:
+    """Paragraphs, page by page, each with its page locator; returns the last page number (0 without pages)."""
+    pages = text_pages(text)
+    numbers = [number for number, _ in pages if number is not None]
+    if numbers:
+        builder.page_unit = "页"  # chunks spanning pages get a range locator, as PDF chunks do
+    for number, body in pages:
+        _add_paragraphs(builder, body, headings, number)
+    return max(numbers, default=0)
+
+
+def _add_paragraphs(builder: DocBuilder, text: str, headings: bool, page: int | None) -> None:
     """Paragraphs separated by blank lines; numbered Chinese heading lines open sections."""
+    locator = page_locator(page) if page is not None else ""
     paragraph: list[str] = []
     for line in text.split("\n"):
         level = numbered_heading_level(line) if headings else None
         if level is not None or not line.strip():
-            builder.text("\n".join(paragraph))
+            builder.text("\n".join(paragraph), locator, page)
             paragraph = []
             if level is not None:
-                builder.heading(level, line)
+                builder.heading(level, line, locator)
             continue
         paragraph.append(line.rstrip())
-    builder.text("\n".join(paragraph))
+    builder.text("\n".join(paragraph), locator, page)
 
 
 def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
@@ -203,8 +246,8 @@ def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
         seen.add(record["doc_id"])
         builder = DocBuilder(record["doc_id"], source, "jsonl")
         # a corpus line is already a retrieval unit, often a window cut mid-section: no headings
-        add_plain_text(builder, record["text"], headings=False)
-        docs.append(replace(builder.build(record["title"]), date=record["date"]))
+        pages = add_plain_text(builder, record["text"], headings=False)
+        docs.append(replace(builder.build(record["title"], pages=pages), date=record["date"]))
     if not docs:
         first = f" ({problems[0]})" if problems else ""
         raise ExtractionError(f'no valid lines: expected {{"doc_id", "title", "text"}} per line{first}')
