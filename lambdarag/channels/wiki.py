@@ -36,7 +36,7 @@ from lambdarag.graph.entities import entity_key
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import Tokenizer, normalize
 from lambdarag.wiki.compile import compile_wiki, summary_llm
-from lambdarag.wiki.page_format import GENERATED_SUFFIX, body_hash, excerpt, read_page
+from lambdarag.wiki.page_format import GENERATED_SUFFIX, excerpt, is_edited, read_page
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -85,7 +85,7 @@ def read_pages(wiki_dir: Path) -> list[IndexedPage]:
         if path.name.endswith(GENERATED_SUFFIX):
             continue
         front, body = read_page(path)
-        edited = front.get("generated_hash") != body_hash(body)
+        edited = is_edited(front, body)
         title = str(front.get("title") or path.stem)
         aliases = tuple(str(a) for a in front.get("aliases") or ())
         sources = tuple(str(s) for s in front.get("sources") or ())

@@ -38,6 +38,11 @@ def body_hash(body: str) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def is_edited(front: Mapping[str, Any], body: str) -> bool:
+    """A body that no longer matches the generated_hash of its front matter was changed by a person."""
+    return front.get("generated_hash") != body_hash(body)
+
+
 def render_body(title: str, aliases: Sequence[str], summary: str, facts: Sequence[str],
                 relations: Sequence[tuple[str, str]], sources: Sequence[str]) -> str:
     """The Markdown body: relations as (label, target text), the target already a [[link]] where it has a page."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lambdarag.wiki.page_format import GENERATED_SUFFIX, body_hash, read_page, render_file
+from lambdarag.wiki.page_format import GENERATED_SUFFIX, body_hash, is_edited, read_page, render_file
 
 CACHE_FILE = Path(".cache") / "summaries.json"
 
@@ -65,7 +65,7 @@ class CompileReport:
 def is_hand_edited(path: Path) -> bool:
     """A page whose body differs from the body its generated_hash records was changed by a person."""
     front, body = read_page(path)
-    return front.get("generated_hash") != body_hash(body)
+    return is_edited(front, body)
 
 
 def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport) -> None:
