@@ -12,6 +12,7 @@ from __future__ import annotations
 REBUILD_COMMANDS: dict[str, str] = {
     "extract": "python scripts/extract_docs.py --domain {domain}",
     "bm25": "python scripts/rebuild_index.py --domain {domain}",
+    "document": "python scripts/rebuild_index.py --domain {domain}",  # the index step builds both
     "vector": "python scripts/build_vector_index.py --domain {domain}",
     "graph": "python scripts/wiki_compile.py --domain {domain}",  # the wiki script builds the graph first
     "wiki": "python scripts/wiki_compile.py --domain {domain}",

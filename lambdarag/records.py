@@ -24,11 +24,17 @@ class Chunk:
     dates: tuple[str, ...] = ()  # normalised "2023", "2023-03" or "2023-03-01"
     source: str = ""  # the raw file, relative to the domain's raw/
     doc_date: str = ""  # the document's own date (published / issued), normalised like ``dates``; "" unknown
+    context: str = ""  # the document's header: its metadata ("Contoso · 10-Q · 2023"), never shown as the excerpt
+
+    @property
+    def head(self) -> str:
+        """What every chunk of the document is read with: the breadcrumb and the document header, one per line."""
+        return "\n".join(part for part in (self.breadcrumb, self.context) if part)
 
     @property
     def index_text(self) -> str:
-        """Text that is indexed: the breadcrumb prefixed to the body (contextual chunking)."""
-        return f"{self.breadcrumb}\n{self.text}" if self.breadcrumb else self.text
+        """Text that is indexed and embedded: the head prefixed to the body (contextual chunking)."""
+        return f"{self.head}\n{self.text}" if self.head else self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -42,6 +48,7 @@ class Chunk:
             "dates": list(self.dates),
             "source": self.source,
             "doc_date": self.doc_date,
+            "context": self.context,
         }
 
     @classmethod
@@ -57,6 +64,7 @@ class Chunk:
             dates=tuple(data.get("dates", ())),
             source=str(data.get("source", "")),
             doc_date=str(data.get("doc_date", "")),
+            context=str(data.get("context", "")),
         )
 
 

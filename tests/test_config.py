@@ -35,6 +35,9 @@ def test_merge_append_type_mismatch_is_an_error() -> None:
         merge({"terms": ["a"]}, {"terms+": {"b": 1}})
 
 
+DESIGN_CHANNELS = ("bm25", "vector", "graph", "wiki")  # the four channels DESIGN.md gives weights for
+
+
 def test_defaults_carry_the_design_weights() -> None:
     cfg = load_config()
     expected = {
@@ -44,7 +47,8 @@ def test_defaults_carry_the_design_weights() -> None:
     }
     for intent, weights in expected.items():
         got = cfg.intents.classes[intent].weights
-        assert tuple(got[c] for c in CHANNEL_NAMES) == weights
+        assert tuple(got[c] for c in DESIGN_CHANNELS) == weights
+        assert set(got) == set(CHANNEL_NAMES)
         assert len(cfg.intents.classes[intent].keywords) >= 8
     assert cfg.retrieval.rrf_k == 20
     assert cfg.corrective.threshold == pytest.approx(0.30)

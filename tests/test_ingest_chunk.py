@@ -3,6 +3,7 @@ the table rules shared by every reader, and date normalisation."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -65,9 +66,28 @@ def test_breadcrumbs_sections_locators_and_ids() -> None:
     ]
     second = chunks[1]
     assert second.text == "本办法自2023年3月1日起施行，适用于全校职工。\n二〇二四年一月修订。"
-    assert second.index_text == f"{second.breadcrumb}\n{second.text}"
+    assert second.context == "travel"  # the file name, which the title does not say
+    assert second.index_text == f"{second.breadcrumb}\ntravel\n{second.text}"
     assert second.dates == ("2023-03-01", "2024-01")
     assert all(c.title == "差旅费管理办法" and c.source == "finance/travel.pdf" and not c.is_table for c in chunks)
+
+
+def test_document_header_names_the_document_in_every_chunk_but_not_in_its_text() -> None:
+    builder = DocBuilder("q3", "filings/contoso_10-Q_2023Q3.pdf", "pdf")
+    builder.heading(1, "Results of operations")
+    builder.text("Net sales were $275 million. " * 30)
+    meta = [("subject", "Quarterly report"), ("company", "Contoso Ltd"), ("form", "10-Q"), ("pages", "x" * 200)]
+    doc = dataclasses.replace(builder.build("FORM 10-Q", meta=meta), date="2023-09-30")
+    fields = ("file", "company", "form", "subject", "pages", "date")
+    chunks = chunk_document(doc, dataclasses.replace(IngestSettings(), metadata_fields=fields))
+    assert len(chunks) > 1
+    # in the order asked; "10-Q" is the title's, an over-long value is no label
+    header = "contoso_10-Q_2023Q3 · Contoso Ltd · Quarterly report · 2023-09-30"
+    assert all(c.context == header and c.index_text.startswith(f"FORM 10-Q > Results of operations\n{header}\n")
+               for c in chunks)
+    assert all("Contoso" not in c.text for c in chunks)
+    assert "2023-09-30" in chunks[-1].dates
+    assert chunk_document(doc, dataclasses.replace(IngestSettings(), metadata_fields=()))[0].context == ""
 
 
 def test_small_table_is_one_chunk_and_large_one_row_groups_with_header() -> None:

@@ -76,7 +76,8 @@ def test_processed_layout_is_readable(domain: tuple[Path, Path]) -> None:
     state = json.loads((processed / "state.json").read_text(encoding="utf-8"))
     entry = state["files"]["fees.xlsx"]
     assert entry["status"] == "done" and entry["doc_ids"] == ["fees"] and len(entry["sha256"]) == 64
-    assert state["chunking"] == {"chunk_size": 500, "chunk_overlap": 80, "table_rows_per_chunk": 20}
+    assert state["chunking"] == {"chunk_size": 500, "chunk_overlap": 80, "table_rows_per_chunk": 20,
+                                 "metadata_fields": list(IngestSettings().metadata_fields)}
     lines = (processed / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == report.chunks and json.loads(lines[0])["chunk_id"] == "fees#0000"
 

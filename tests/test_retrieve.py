@@ -28,7 +28,7 @@ from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit, Turn
 from lambdarag.retrieval.channel_run import ChannelRun, channel_pool, run_channels
-from lambdarag.retrieval.fusion import proximity_boost, recency_boost, table_boost, weighted_rrf
+from lambdarag.retrieval.fusion import document_prior, proximity_boost, recency_boost, table_boost, weighted_rrf
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.retrieve import demoted_documents, rank, retrieval_trace, retrieve
 from lambdarag.retrieval.versions import build_index, split_title
@@ -50,7 +50,7 @@ INSTANCE = (
     "embedding:\n  backend: openai\n  base_url: '{url}'\n  model: char-bag\n  dim: 64\n  max_retries: 0\n"
     "  timeout_s: 5\n  query_prefix: ''\n  passage_prefix: ''\n"
 )
-CHANNELS = ("bm25", "vector", "graph", "wiki")
+CHANNELS = ("bm25", "vector", "graph", "wiki", "document")
 
 
 def char_bag(text: str) -> list[float]:
@@ -113,7 +113,7 @@ def test_load_with_every_channel(kb: KnowledgeBase) -> None:
 def test_load_records_missing_channels_without_failing(tmp_path: Path, fake: FakeOpenAI) -> None:
     partial = KnowledgeBase.load(make_domain(tmp_path, fake.base_url, ("bm25",)))
     assert set(partial.channels) == {"bm25"}
-    assert set(partial.channel_errors) == {"vector", "graph", "wiki"}
+    assert set(partial.channel_errors) == {"vector", "graph", "wiki", "document"}
     assert "missing" in partial.channel_errors["vector"]
     health = partial.health()
     assert health["ok"] and health["degraded"] and health["channels"]["graph"] == partial.channel_errors["graph"]
@@ -134,7 +134,9 @@ def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: Knowledge
     question = "报账大厅的联系电话是多少？"
     r = retrieve(kb, question, expand(kb, question, "person"), "person", PipelineOptions())
     assert r.fused[0].chunk_id == chunk_with(kb, "027-88886666")
-    assert r.weights == {"bm25": 0.8, "vector": 0.5, "graph": 0.3, "wiki": 0.5}  # the person intent's
+    # the person intent's; the document channel's scaled by what documents hold beyond one chunk
+    assert r.weights == {"bm25": 0.8, "vector": 0.5, "graph": 0.3, "wiki": 0.5, "document": 2.0 * kb.document_spread}
+    assert 0 < kb.document_spread < 1
     assert r.gate.passed and r.gate.kept == "first" and len(r.gate.attempts) == 1
     trace = retrieval_trace(r)
     assert trace["channels"]["bm25"]["query"].startswith(question)
@@ -156,7 +158,9 @@ def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[s
         rankings["wiki"] = [h for h in rankings["wiki"] if h.extra["match"] == "named"]
         rankings["wiki"] = [dataclasses.replace(h, rank=n) for n, h in enumerate(rankings["wiki"], start=1)]
     weights = dict(kb.config.intents.classes[intent].weights)
+    documents = rankings.pop("document")
     fused = weighted_rrf(rankings, weights, settings.rrf_k)
+    fused = document_prior(fused, kb.chunks, documents, weights["document"] * kb.document_spread, settings.rrf_k)
     fused = proximity_boost(fused, kb.chunks, exp.keywords, settings.proximity_boost, 30)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, settings.table_boost)
@@ -261,7 +265,7 @@ def test_failed_and_slow_channels_are_left_out_with_the_reason(small: Domain) ->
         runs = run_channels(kb, exp, PipelineOptions())
     finally:
         slow.release.set()
-    assert list(runs) == ["bm25", "vector", "graph", "wiki"]  # config order, whatever finished first
+    assert list(runs) == ["bm25", "vector", "graph", "wiki", "document"]  # config order, whatever finished first
     assert runs["graph"].error == "timed out after 0.3s budget" and runs["graph"].hits == []
     assert runs["wiki"].error == "RuntimeError: wiki pages unreadable"
     outcome = rank(kb, runs, "fact", exp, PipelineOptions())

@@ -120,7 +120,7 @@ def test_health_and_readiness_through_gunicorn(server: Gunicorn) -> None:
     status, _, body = http("GET", server.base_url + "/readyz")
     assert status == 200
     parts = json.loads(body)["parts"]
-    assert parts["index"]["ok"] and parts["index"]["knowledge"]["channels"] == {"bm25": "loaded"}
+    assert parts["index"]["ok"] and parts["index"]["knowledge"]["channels"] == {"bm25": "loaded", "document": "loaded"}
     status, headers, _ = http("GET", server.base_url + "/")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
 

@@ -89,7 +89,7 @@ def run_step(domain: Domain, step: str, progress: bool | None = None) -> StepOut
             return StepOutcome(step, time.perf_counter() - start, report.summary(), ok=not report.failed)
         if step == "vectors" and (why := _vectors_enabled(domain)):
             return StepOutcome(step, 0.0, f"skipped: {why}")
-        names = {"index": ("bm25",), "vectors": ("vector",), "wiki": ("graph", "wiki")}[step]
+        names = {"index": ("bm25", "document"), "vectors": ("vector",), "wiki": ("graph", "wiki")}[step]
         results = _channel_step(names)(domain, progress)
     except LambdaRAGError as exc:
         return StepOutcome(step, time.perf_counter() - start, f"failed: {exc}", ok=False)

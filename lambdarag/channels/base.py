@@ -1,6 +1,6 @@
 """The channel contract and registry.
 
-Every channel module (bm25, vector, graph, wiki) defines:
+Every channel module (bm25, vector, graph, wiki, document) defines:
     build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult
     load(domain: Domain, chunks: list[Chunk] | None = None) -> Channel
                                         # raises IndexMismatchError when missing or stale
@@ -26,6 +26,7 @@ CHANNEL_MODULES: dict[str, str] = {
     "vector": "lambdarag.channels.vector",
     "graph": "lambdarag.channels.graph",
     "wiki": "lambdarag.channels.wiki",
+    "document": "lambdarag.channels.document",
 }
 
 

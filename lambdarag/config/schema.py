@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-CHANNEL_NAMES = ("bm25", "vector", "graph", "wiki")
+CHANNEL_NAMES = ("bm25", "vector", "graph", "wiki", "document")
 INTENT_NAMES = ("person", "process", "data", "fact", "compare", "relation", "synthesis", "temporal")
 
 
@@ -79,6 +79,7 @@ class IngestConfig:
     max_file_mb: float = field(metadata=rng(0.001, 10_000))
     max_unzipped_mb: float = field(metadata=rng(0.001, 100_000))
     timeout_s: float = field(metadata=rng(1, 86_400))
+    metadata_fields: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ one chunk; a larger one becomes groups of `table_rows_per_chunk` rows (and at mo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from lambdarag.ingest.document import Block, Document, Table
@@ -40,9 +40,31 @@ class _Piece:
     is_table: bool
 
 
+def document_header(doc: Document, fields: Sequence[str]) -> str:
+    """The document's metadata values named in ``fields``, in that order, joined by " · "; a value the title
+    (or an earlier value) already says — "3M_2022_10K" beside the title "3M 2022 10K" — is left out."""
+    values = dict(doc.meta)
+    if doc.date:
+        values.setdefault("date", doc.date)
+    said = [_squeezed(doc.title)]
+    header = []
+    for name in fields:
+        value = values.get(name, "")
+        if value and not any(_squeezed(value) in earlier for earlier in said):
+            header.append(value)
+            said.append(_squeezed(value))
+    return " · ".join(header)
+
+
+def _squeezed(text: str) -> str:
+    """Lowercase letters and digits only: "3M_2022_10K" and "3M 2022 10-K" read the same."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
 def chunk_document(doc: Document, settings: IngestSettings) -> list[Chunk]:
-    """The document's chunks, numbered "<doc_id>#0000", "<doc_id>#0001", ..."""
+    """The document's chunks, numbered "<doc_id>#0000", "<doc_id>#0001", ..., each with the document header."""
     chunks = []
+    context = document_header(doc, settings.metadata_fields)
     for n, piece in enumerate(_pieces(doc, settings)):
         breadcrumb = " > ".join(part for part in (doc.title, *piece.section) if part)
         chunks.append(
@@ -54,9 +76,10 @@ def chunk_document(doc: Document, settings: IngestSettings) -> list[Chunk]:
                 text=piece.text,
                 locator=piece.locator,
                 is_table=piece.is_table,
-                dates=find_dates(f"{breadcrumb}\n{piece.text}"),
+                dates=find_dates(f"{breadcrumb}\n{context}\n{piece.text}"),
                 source=doc.source,
                 doc_date=doc.date,
+                context=context,
             )
         )
     return chunks

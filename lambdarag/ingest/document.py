@@ -7,10 +7,12 @@ writes them, readable, to processed/docs/.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 BlockKind = Literal["text", "table"]
+META_CHARS = 120  # a longer metadata value is a text, not a label of the document
 
 _TITLE_JUNK = re.compile(
     r"^(untitled|无标题|microsoft (word|powerpoint|excel)|powerpoint (presentation|演示文稿)|"
@@ -120,6 +122,7 @@ class Document:
     needs_ocr_pages: tuple[int, ...] = ()  # pages without a text layer
     notes: tuple[str, ...] = ()  # what the operator should know (wrong extension, skipped lines)
     date: str = ""  # the document's own date, normalised ("2023-05-31"); "" unknown
+    meta: tuple[tuple[str, str], ...] = ()  # (field, value) the source gives: file name, subject, JSONL fields
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -132,6 +135,7 @@ class Document:
             "needs_ocr_pages": list(self.needs_ocr_pages),
             "notes": list(self.notes),
             "date": self.date,
+            "meta": [list(pair) for pair in self.meta],
             "sections": [s.to_dict() for s in self.sections],
             "blocks": [b.to_dict() for b in self.blocks],
         }
@@ -150,7 +154,19 @@ class Document:
             needs_ocr_pages=tuple(data.get("needs_ocr_pages", ())),
             notes=tuple(data.get("notes", ())),
             date=str(data.get("date", "")),
+            meta=tuple((str(k), str(v)) for k, v in data.get("meta", ())),
         )
+
+
+def metadata(pairs: Iterable[tuple[str, object]]) -> tuple[tuple[str, str], ...]:
+    """(field, value) pairs kept as one-line strings; empty values, and values over META_CHARS, are dropped."""
+    out = []
+    for key, value in pairs:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            text = " ".join(str(value).split())
+            if text and len(text) <= META_CHARS:
+                out.append((str(key), text))
+    return tuple(out)
 
 
 def clean_title(value: object) -> str:
@@ -212,8 +228,9 @@ class DocBuilder:
         else:
             self.text(" ".join(part for part in (table.caption, *table.header) if part), locator, page)
 
-    def build(self, title: str = "", pages: int = 0) -> Document:
-        """The document; without a title, a sole top heading at the start becomes the title."""
+    def build(self, title: str = "", pages: int = 0, meta: Sequence[tuple[str, object]] = ()) -> Document:
+        """The document; without a title, a sole top heading at the start becomes the title. ``meta`` are the
+        source's (field, value) pairs; the file name is added as ("file", stem), empty values are dropped."""
         blocks, sections = tuple(self._blocks), tuple(self._sections)
         if not title:
             title, blocks, sections = self._promote_title(blocks, sections)
@@ -228,7 +245,12 @@ class DocBuilder:
             page_unit=self.page_unit,
             needs_ocr_pages=tuple(self.needs_ocr_pages),
             notes=tuple(self.notes),
+            meta=metadata([*meta, ("file", self._file_stem())]),
         )
+
+    def _file_stem(self) -> str:
+        """The raw file's name without folder and suffix; "" for a JSONL line (its doc_id is not a file)."""
+        return "" if self.format == "jsonl" else self.source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
     def _promote_title(
         self, blocks: tuple[Block, ...], sections: tuple[Section, ...]

@@ -45,7 +45,8 @@ def extract_docx(path: Path, doc_id: str, source: str) -> list[Document]:
             builder.heading(level, text)
         else:
             builder.text(text)
-    return [builder.build(title)]
+    props = document.core_properties
+    return [builder.build(title, meta=[("subject", props.subject), ("category", props.category)])]
 
 
 def _open(path: Path) -> Any:

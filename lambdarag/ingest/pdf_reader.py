@@ -56,7 +56,8 @@ class _Page:
 def extract_pdf(path: Path, doc_id: str, source: str) -> list[Document]:
     builder = DocBuilder(doc_id, source, "pdf", page_unit="页")
     with _open(path) as pdf:
-        title = clean_title((pdf.metadata or {}).get("Title"))
+        info = pdf.metadata or {}
+        title = clean_title(info.get("Title"))
         pages = list(_read_pages(pdf, builder))
     margins = _repeated_margins(pages)
     levels = _heading_levels(pages)
@@ -65,7 +66,7 @@ def extract_pdf(path: Path, doc_id: str, source: str) -> list[Document]:
             builder.needs_ocr_pages.append(page.number)
         else:
             _emit_page(builder, page, margins, levels)
-    return [builder.build(title, pages=len(pages))]
+    return [builder.build(title, pages=len(pages), meta=[("subject", info.get("Subject"))])]
 
 
 @contextmanager

@@ -24,7 +24,9 @@ def extract_pptx(path: Path, doc_id: str, source: str) -> list[Document]:
     count = 0
     for count, slide in enumerate(presentation.slides, start=1):
         _slide(builder, slide, count)
-    return [builder.build(clean_title(presentation.core_properties.title), pages=count)]
+    props = presentation.core_properties
+    return [builder.build(clean_title(props.title), pages=count,
+                          meta=[("subject", props.subject), ("category", props.category)])]
 
 
 def _open(path: Path) -> Any:

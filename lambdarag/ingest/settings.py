@@ -16,6 +16,11 @@ class IngestSettings:
     max_file_mb: float = 50  # larger files are refused
     max_unzipped_mb: float = 300  # DOCX/XLSX/PPTX expanding beyond this are refused
     timeout_s: float = 120  # per-file extraction time limit; <= 0 extracts in-process, unlimited
+    # document metadata fields (Document.meta, plus "date") that go into every chunk's header, in this order
+    metadata_fields: tuple[str, ...] = ("file", "issuer", "company", "organization", "organisation", "agency",
+                                        "department", "publisher", "region", "province", "state", "city",
+                                        "country", "form", "doc_type", "category", "subject", "period",
+                                        "fiscal_year", "year", "quarter", "date")
 
     def __post_init__(self) -> None:
         if self.chunk_size < 50:
@@ -34,11 +39,11 @@ class IngestSettings:
 
     def chunking_key(self) -> dict[str, Any]:
         """The settings that shape chunks: when they change, every document is re-chunked."""
-        return {k: v for k, v in asdict(self).items() if k in _CHUNKING}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if k in _CHUNKING}
 
     def limits_key(self) -> dict[str, Any]:
         """The settings that decide failures: when they change, failed files are retried."""
         return {k: v for k, v in asdict(self).items() if k not in _CHUNKING}
 
 
-_CHUNKING = ("chunk_size", "chunk_overlap", "table_rows_per_chunk")
+_CHUNKING = ("chunk_size", "chunk_overlap", "table_rows_per_chunk", "metadata_fields")

@@ -9,6 +9,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document, page_locator
@@ -231,8 +232,12 @@ def _sniff_delimiter(sample: str) -> str:
         return ","
 
 
+_JSONL_OWN = frozenset({"doc_id", "title", "text", "date"})  # fields with a place of their own in a Document
+
+
 def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
-    """One document per line {"doc_id", "title", "text"} and an optional "date"; doc_ids are kept as they are."""
+    """One document per line {"doc_id", "title", "text"} and an optional "date"; doc_ids are kept as they are.
+    The line's other short fields (company, region, form...) are kept as the document's metadata."""
     docs: list[Document] = []
     seen: set[str] = set()
     problems: list[str] = []
@@ -247,7 +252,7 @@ def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
         builder = DocBuilder(record["doc_id"], source, "jsonl")
         # a corpus line is already a retrieval unit, often a window cut mid-section: no headings
         pages = add_plain_text(builder, record["text"], headings=False)
-        docs.append(replace(builder.build(record["title"], pages=pages), date=record["date"]))
+        docs.append(replace(builder.build(record["title"], pages=pages, meta=record["meta"]), date=record["date"]))
     if not docs:
         first = f" ({problems[0]})" if problems else ""
         raise ExtractionError(f'no valid lines: expected {{"doc_id", "title", "text"}} per line{first}')
@@ -258,7 +263,7 @@ def extract_jsonl(path: Path, doc_id: str, source: str) -> list[Document]:
     return docs
 
 
-def _jsonl_record(line: str, seen: set[str]) -> tuple[dict[str, str], str]:
+def _jsonl_record(line: str, seen: set[str]) -> tuple[dict[str, Any], str]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -270,8 +275,9 @@ def _jsonl_record(line: str, seen: set[str]) -> tuple[dict[str, str], str]:
         return {}, f"duplicate doc_id {doc_id!r}"
     if not isinstance(data.get("text"), str):
         return {}, f"no text for {doc_id!r}"
+    meta = [(k, v) for k, v in data.items() if k not in _JSONL_OWN]
     return {"doc_id": doc_id, "title": str(data.get("title") or ""), "text": data["text"],
-            "date": document_date(data.get("date"))}, ""
+            "date": document_date(data.get("date")), "meta": meta}, ""
 
 
 def document_date(value: object) -> str:

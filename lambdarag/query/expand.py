@@ -45,9 +45,9 @@ class Expansion:
 
     def query_for(self, channel: str) -> str:
         """The query a channel searches with (unknown channels get the plain question)."""
-        return {"bm25": self.bm25_query, "graph": self.graph_query, "wiki": self.wiki_query}.get(
-            channel, self.dense_query
-        )
+        queries = {"bm25": self.bm25_query, "document": self.bm25_query, "graph": self.graph_query,
+                   "wiki": self.wiki_query}
+        return queries.get(channel, self.dense_query)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -63,6 +63,36 @@ def weighted_rrf(rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, fl
     return order(fused)
 
 
+def document_prior(fused: Sequence[Fused], chunks: Mapping[str, Chunk], documents: Sequence[Hit], weight: float,
+                   k: int, doc_key: str = "doc_id") -> list[Fused]:
+    """Add w / (k + rank of its document) to every candidate chunk of a ranked document.
+
+    ``documents`` are the document channel's hits, each naming its document in ``extra[doc_key]``. A ranked
+    document none of whose chunks is a candidate joins with the chunk its hit carries, on that share alone.
+    """
+    if not documents or not weight:
+        return list(fused)
+    rank_of = {str(h.extra.get(doc_key, "")): h.rank for h in documents}
+    out: list[Fused] = []
+    present: set[str] = set()
+    for f in fused:
+        doc = chunks[f.chunk_id].doc_id if f.chunk_id in chunks else ""
+        if doc not in rank_of:
+            out.append(f)
+            continue
+        present.add(doc)
+        share = weight / (k + rank_of[doc])
+        out.append(dataclasses.replace(f, score=f.score + share, ranks={**f.ranks, "document": rank_of[doc]},
+                                       scores={**f.scores, "document": share}))
+    for hit in documents:
+        doc = str(hit.extra.get(doc_key, ""))
+        if doc not in present and hit.chunk_id in chunks:
+            share = weight / (k + hit.rank)
+            out.append(Fused(hit.chunk_id, share, {"document": hit.rank}, {"document": share}))
+            present.add(doc)
+    return order(out)
+
+
 def _boost(item: Fused, name: str, factor: float) -> Fused:
     return dataclasses.replace(item, score=item.score * (1.0 + factor), boosts={**item.boosts, name: factor})
 
@@ -131,7 +161,7 @@ def chunk_units(chunk: Chunk, span: int = 1) -> list[str]:
     indexed; a table chunk (caption, header and rows) is one unit, its rows mean nothing without the header."""
     if chunk.is_table:
         return [chunk.index_text]
-    head = chunk.breadcrumb + "\n" if chunk.breadcrumb else ""
+    head = chunk.head + "\n" if chunk.head else ""
     sentences = split_sentences(chunk.text) or [chunk.text]
     return [head + "".join(sentences[i : i + span]) for i in range(max(1, len(sentences) - span + 1))]
 

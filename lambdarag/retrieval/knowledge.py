@@ -64,6 +64,13 @@ class KnowledgeBase:
         """Which documents are versions of one another or repealed, read once from this knowledge base's chunks."""
         return build_index(self.chunks.values())
 
+    @cached_property
+    def document_spread(self) -> float:
+        """1 − documents / chunks: how much a document holds beyond one chunk, over this knowledge base (0 when
+        every document is one chunk; the document channel's weight is scaled by it, see retrieve.rank)."""
+        documents = len({c.doc_id for c in self.chunks.values()})
+        return 1.0 - documents / len(self.chunks) if self.chunks else 0.0
+
     def entity_aliases(self) -> Mapping[str, Sequence[str]] | None:
         """The entity graph's alias index (normalised alias → node names), None when the graph is not loaded."""
         graph = self.channels.get("graph")

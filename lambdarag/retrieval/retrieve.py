@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from lambdarag.channels import document as document_channel
 from lambdarag.channels import wiki as wiki_channel
 from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
@@ -21,6 +22,7 @@ from lambdarag.retrieval.channel_run import ChannelRun, run_channels
 from lambdarag.retrieval.fusion import (
     Fused,
     after_today,
+    document_prior,
     proximity_boost,
     recency_boost,
     table_boost,
@@ -35,8 +37,6 @@ from lambdarag.text.tokenizer import normalize
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
 TRACE_TOP = 5  # hits per channel shown in the trace
 RANKING_DEPTH = 30  # fused chunk ids kept in the trace past the cut, for ranking metrics (recall@10 of documents)
-
-
 
 
 @dataclass(frozen=True)
@@ -70,16 +70,6 @@ class _Attempt:
     outcome: FusionOutcome
     overlap: float
     summary: dict[str, Any] = field(default_factory=dict)
-
-
-
-
-
-
-
-
-
-
 
 
 def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], uniform: bool) -> dict[str, float]:
@@ -119,7 +109,14 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     cfg = kb.config.retrieval
     rankings = fusion_inputs(kb, runs, intent)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
+    if document_channel.NAME in weights:
+        # a document of one chunk is that chunk's bag again: the document ranking counts by what documents
+        # hold beyond a chunk, over this knowledge base
+        weights[document_channel.NAME] *= kb.document_spread
+    documents = rankings.pop(document_channel.NAME, [])
     fused = weighted_rrf(rankings, weights, cfg.rrf_k)
+    fused = document_prior(fused, kb.chunks, documents, weights.get(document_channel.NAME, 0.0), cfg.rrf_k,
+                           document_channel.DOC_ID)
     fused = proximity_boost(fused, kb.chunks, expansion.keywords, cfg.proximity_boost, RANKING_DEPTH)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, cfg.table_boost)

@@ -1,0 +1,115 @@
+"""The document channel: BM25 over whole documents, whose ranking is passed down to the documents' chunks.
+
+A question often names what a document is about (an issuer, a region, a period) while the chunk that
+answers does not repeat it; chunks of sibling documents then outrank it on their own words. Scored as one
+bag of words (title and headings once, every chunk body), a document gathers the evidence its chunks hold
+apart. The channel's hits are documents, each carried by its first chunk with ``extra["doc_id"]``; fusion
+(retrieval.fusion.document_prior) adds the document's RRF share to every candidate chunk of it instead of
+ranking that one chunk.
+
+index/document/ holds the BM25 arrays (channels.okapi's save format) and documents.json: per row,
+the document id, its first chunk id and its number of chunks. The tokenizer has the config's terms
+only (no entity dictionary): a document-level bag does not need names kept whole.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lambdarag.channels.base import BuildResult
+from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
+from lambdarag.channels.okapi import BM25Okapi
+from lambdarag.progress import iterate
+from lambdarag.records import Chunk, Hit
+from lambdarag.text.tokenizer import Tokenizer, terms_digest
+
+if TYPE_CHECKING:
+    from lambdarag.config.domain import Domain
+
+NAME = "document"
+FORMAT_VERSION = 1
+K1, B, EPSILON = 1.5, 0.75, 0.25  # the chunk channel's Okapi parameters
+DOC_ID = "doc_id"  # Hit.extra key: the document a hit stands for
+CHUNKS = "chunks"  # Hit.extra key: how many chunks the document has
+
+
+def index_params(domain: Domain) -> dict[str, Any]:
+    """Build parameters the loader compares with the current code and config."""
+    return {"tokenizer": Tokenizer(()).name, "k1": K1, "b": B, "epsilon": EPSILON,
+            "config_terms": terms_digest(domain.config.query.terms)}
+
+
+def documents(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """The chunks grouped by document, documents in order of their first chunk."""
+    groups: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        groups.setdefault(chunk.doc_id, []).append(chunk)
+    return list(groups.values())
+
+
+def document_tokens(tokenizer: Tokenizer, group: Sequence[Chunk]) -> list[str]:
+    """One document's bag: every distinct heading line (title, metadata, sections) once, then every body."""
+    heads = dict.fromkeys(line for c in group for line in _head_lines(c))
+    tokens = [t for line in heads for t in tokenizer.tokens(line)]
+    for chunk in group:
+        tokens.extend(tokenizer.tokens(chunk.text))
+    return tokens
+
+
+def _head_lines(chunk: Chunk) -> Iterator[str]:
+    """The parts of the chunk's head (breadcrumb and document header), one per breadcrumb level."""
+    for line in chunk.head.splitlines():
+        yield from (part.strip() for part in line.split(" > ") if part.strip())
+
+
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
+    """Tokenise every document and publish index/document atomically."""
+    start = time.perf_counter()
+    tokenizer = Tokenizer(domain.config.query.terms)
+    groups = documents(chunks)
+    tokens = [document_tokens(tokenizer, g) for g in iterate(groups, progress, "document tokens", "doc")]
+    model = BM25Okapi.fit(tokens, K1, B, EPSILON)
+    rows = [[g[0].doc_id, g[0].chunk_id, len(g)] for g in groups]
+
+    def write(folder: Path) -> Manifest:
+        model.save(folder)
+        (folder / "documents.json").write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+        return Manifest(channel=NAME, format_version=FORMAT_VERSION, params=index_params(domain),
+                        counts={"documents": len(groups), "chunks": len(chunks), "vocabulary": len(model.vocab)},
+                        chunks_hash=chunks_hash(chunks), extra={"tokens": int(model.doc_len.sum())})
+
+    publish(domain.index_dir, NAME, write)
+    return BuildResult(NAME, len(groups), time.perf_counter() - start, detail=f"{len(model.vocab)} distinct tokens")
+
+
+class DocumentChannel:
+    """A loaded document index: hits are documents, each carried by its first chunk."""
+
+    name = NAME
+
+    def __init__(self, model: BM25Okapi, rows: Sequence[tuple[str, str, int]], tokenizer: Tokenizer) -> None:
+        self.model = model
+        self.rows = list(rows)
+        self.tokenizer = tokenizer
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """The k best documents for ``query``."""
+        ranked = self.model.top_k(self.tokenizer.tokens(query), k)
+        return [Hit(self.rows[i][1], score, rank, NAME, extra={DOC_ID: self.rows[i][0], CHUNKS: self.rows[i][2]})
+                for rank, (i, score) in enumerate(ranked, start=1)]
+
+
+def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> DocumentChannel:
+    """Open index/document, refusing it when it was built from other chunks, code or config."""
+    folder, _manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
+    with reading(NAME, domain.name):
+        listed = json.loads((folder / "documents.json").read_text(encoding="utf-8"))
+        rows = [(str(d), str(c), int(n)) for d, c, n in listed]
+        model = BM25Okapi.load(folder)
+    if len(rows) != model.n_docs:
+        raise damaged(NAME, domain.name, "does not match its manifest")
+    return DocumentChannel(model, rows, Tokenizer(domain.config.query.terms))
