@@ -10,6 +10,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+def chunk_doc_id(chunk_id: str) -> str:
+    """The document part of a chunk id "<doc_id>#<nnnn>" ("" for an id without one)."""
+    doc_id, sep, _ = chunk_id.rpartition("#")
+    return doc_id if sep else ""
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One retrievable piece of a document."""

@@ -84,17 +84,20 @@ def chunk(doc: str, n: int) -> Chunk:
 
 def test_document_prior_adds_the_documents_share_to_each_of_its_chunks() -> None:
     chunks = {c.chunk_id: c for c in (chunk("a", 0), chunk("a", 1), chunk("b", 0), chunk("c", 0))}
+
+    def doc_of(chunk_id: str) -> str:
+        return chunks[chunk_id].doc_id if chunk_id in chunks else ""
     fused = [Fused("b#0", 0.05, {"bm25": 1}, {"bm25": 0.05}), Fused("a#1", 0.04, {"bm25": 2}, {"bm25": 0.04})]
     docs = [Hit("a#0", 3.0, 1, "document", extra={"doc_id": "a"}),
             Hit("c#0", 2.0, 2, "document", extra={"doc_id": "c"})]
-    out = document_prior(fused, chunks, docs, 1.0, 20)
+    out = document_prior(fused, doc_of, docs, 1.0, 20)
     assert [f.chunk_id for f in out] == ["a#1", "b#0", "c#0"]
     assert out[0].score == pytest.approx(0.04 + 1 / 21) and out[0].ranks == {"bm25": 2, "document": 1}
     assert out[1] == fused[0]  # b is not a ranked document
     # c has no candidate chunk: it joins with the chunk its hit carries, on its share alone
     assert out[2].score == pytest.approx(1 / 22) and out[2].scores == {"document": pytest.approx(1 / 22)}
-    assert document_prior(fused, chunks, docs, 0.0, 20) == fused
-    assert document_prior(fused, chunks, [], 1.0, 20) == fused
+    assert document_prior(fused, doc_of, docs, 0.0, 20) == fused
+    assert document_prior(fused, doc_of, [], 1.0, 20) == fused
 
 
 def test_one_chunk_documents_give_the_channel_no_weight(tmp_path: Path) -> None:
@@ -107,4 +110,6 @@ def test_one_chunk_documents_give_the_channel_no_weight(tmp_path: Path) -> None:
     kb = KnowledgeBase.load(domain)
     assert kb.document_spread == 0.0
     result = search(kb, "sales note", options=PipelineOptions(use_llm=False, log=False))
-    assert result.trace["weights"]["document"] == 0.0
+    assert result.trace["document_spread"] == 0.0
+    assert "every document is one chunk" in result.trace["channels"]["document"]["note"]
+    assert all("document" not in f["scores"] for f in result.trace["fused"])

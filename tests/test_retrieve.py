@@ -30,7 +30,7 @@ from lambdarag.records import Chunk, Hit, Turn
 from lambdarag.retrieval.channel_run import ChannelRun, channel_pool, run_channels
 from lambdarag.retrieval.fusion import document_prior, proximity_boost, recency_boost, table_boost, weighted_rrf
 from lambdarag.retrieval.knowledge import KnowledgeBase
-from lambdarag.retrieval.retrieve import demoted_documents, rank, retrieval_trace, retrieve
+from lambdarag.retrieval.retrieve import demoted_documents, fusion_filter, rank, retrieval_trace, retrieve
 from lambdarag.retrieval.versions import build_index, split_title
 from lambdarag.text.tokenizer import Tokenizer
 
@@ -135,7 +135,7 @@ def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: Knowledge
     r = retrieve(kb, question, expand(kb, question, "person"), "person", PipelineOptions())
     assert r.fused[0].chunk_id == chunk_with(kb, "027-88886666")
     # the person intent's; the document channel's scaled by what documents hold beyond one chunk
-    assert r.weights == {"bm25": 0.8, "vector": 0.5, "graph": 0.3, "wiki": 0.5, "document": 2.0 * kb.document_spread}
+    assert r.weights == {"bm25": 0.8, "vector": 0.5, "graph": 0.3, "wiki": 0.5, "document": 2.0}
     assert 0 < kb.document_spread < 1
     assert r.gate.passed and r.gate.kept == "first" and len(r.gate.attempts) == 1
     trace = retrieval_trace(r)
@@ -157,10 +157,13 @@ def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[s
     if intent not in kb.config.wiki.body_match_intents:
         rankings["wiki"] = [h for h in rankings["wiki"] if h.extra["match"] == "named"]
         rankings["wiki"] = [dataclasses.replace(h, rank=n) for n, h in enumerate(rankings["wiki"], start=1)]
+    if intent not in kb.config.graph.term_match_intents:
+        rankings["graph"] = [h for h in rankings["graph"] if h.extra["match"] == "named"]
+        rankings["graph"] = [dataclasses.replace(h, rank=n) for n, h in enumerate(rankings["graph"], start=1)]
     weights = dict(kb.config.intents.classes[intent].weights)
     documents = rankings.pop("document")
     fused = weighted_rrf(rankings, weights, settings.rrf_k)
-    fused = document_prior(fused, kb.chunks, documents, weights["document"] * kb.document_spread, settings.rrf_k)
+    fused = document_prior(fused, kb.doc_of, documents, weights["document"] * kb.document_spread, settings.rrf_k)
     fused = proximity_boost(fused, kb.chunks, exp.keywords, settings.proximity_boost, 30)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, settings.table_boost)
@@ -426,3 +429,19 @@ def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -
     assert order.index("policy-2024#0001") < order.index("policy-2021#0001")
     assert retrieval_trace(r)["versions"]["demoted"]["policy-2021"].startswith("other version")
     assert -kb.config.retrieval.superseded_penalty in [f.boosts.get("superseded") for f in r.fused]
+
+
+def test_a_channel_without_signal_for_the_question_is_left_out_and_the_trace_says_why(kb: KnowledgeBase) -> None:
+    ids = list(kb.chunks)[:3]
+    graph_hits = [Hit(ids[0], 2.0, 1, "graph", extra={"match": "word"}),
+                  Hit(ids[1], 1.0, 2, "graph", extra={"match": "word"})]
+    wiki_hits = [Hit(ids[2], 1.0, 1, "wiki", extra={"match": "named"}),
+                 Hit(ids[0], 0.5, 2, "wiki", extra={"match": "body"})]
+    runs = {"graph": ChannelRun("graph", "q", graph_hits, 1.0), "wiki": ChannelRun("wiki", "q", wiki_hits, 1.0),
+            "bm25": ChannelRun("bm25", "q", [Hit("gone#0009", 1.0, 1, "bm25")], 1.0)}
+    rankings, notes = fusion_filter(kb, runs, "fact")
+    assert rankings == {"graph": [], "wiki": [wiki_hits[0]], "bm25": []}  # an unknown chunk id is dropped too
+    assert notes["graph"] == "2 of 2 hits left out: entities the question does not name do not vote for intent fact"
+    assert notes["wiki"].startswith("1 of 2 hits left out: pages the question does not name")
+    kept, notes = fusion_filter(kb, runs, "relation")  # relation questions may reach unnamed entities and pages
+    assert kept["graph"] == graph_hits and len(kept["wiki"]) == 2 and notes == {}

@@ -40,6 +40,7 @@ EXACT, ALIAS, INSIDE, TERM = 1.0, 0.9, 0.6, 0.5  # match strength: name, alias, 
 MIN_TERM_COVERAGE = 0.4  # a query term must cover this much of a long entity name to match it
 MIN_TERM_CHARS = 3  # shorter query words (国家, 招生) match too many names to mean one of them
 WALKED_PER_CHUNK = 2
+MATCH, NAMED, WORD = "match", "named", "word"  # Hit.extra[MATCH]: the question names an entity, or a word of one
 MAX_FANOUT = 64  # neighbours followed per node, strongest edges first, so hubs cannot blow up the walk
 HUB_KINDS = frozenset({"role"})  # generic nodes (处长, 负责人): matched directly, never walked through
 OFF_HINT = 0.5  # when the question names a relation (依据 → based_on), other edges count this much
@@ -146,7 +147,8 @@ class GraphChannel:
     def search(self, query: str, k: int) -> list[Hit]:
         """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first."""
         hinted = frozenset(rel for rel, words in RELATION_HINTS.items() if any(w in query for w in words))
-        reached = self.walk(self.match(query), hinted)
+        matched, named = self.matched(query)
+        reached = self.walk(matched, hinted)
         contributors: dict[str, list[tuple[float, str]]] = {}
         for node, reach in reached.items():
             mentions = self.graph.nodes[node]["chunks"]
@@ -159,11 +161,18 @@ class GraphChannel:
         for rank, (chunk_id, score) in enumerate(ranked, start=1):
             found = contributors[chunk_id]
             names = tuple(n for _, n in sorted(found, key=lambda c: (-c[0], c[1])))
-            hits.append(Hit(chunk_id, score, rank, NAME, entities=names, path=_shown_path(found, reached)))
+            hits.append(Hit(chunk_id, score, rank, NAME, entities=names, path=_shown_path(found, reached),
+                            extra={MATCH: NAMED if named else WORD}))
         return hits
 
+    def matched(self, query: str) -> tuple[dict[str, float], bool]:
+        """Entity nodes of ``query`` and whether the question names them (exact names, aliases, names inside
+        longer matches); with no name, the long names a query word covers (``_term_matches``), flagged False."""
+        named = self.match(query)
+        return (named, True) if named else (self._term_matches(normalize(query)), False)
+
     def match(self, query: str) -> dict[str, float]:
-        """Entity nodes named in ``query``: exact names, aliases, names inside longer matches, query terms."""
+        """Entity nodes named in ``query``: exact names, aliases, names inside longer matches."""
         text = normalize(query)
         spans: list[tuple[int, int, str]] = []
         for i in range(len(text) - 1):
@@ -176,8 +185,6 @@ class GraphChannel:
             for node in self.aliases[alias]:
                 strength = INSIDE if inner else EXACT if node == alias else ALIAS
                 found[node] = max(found.get(node, 0.0), strength)
-        if not found:
-            found = self._term_matches(text)
         return found
 
     def _term_matches(self, text: str) -> dict[str, float]:

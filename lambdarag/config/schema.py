@@ -172,6 +172,7 @@ class GraphConfig:
     max_hops: int = field(metadata=rng(0, 6))
     cooccurrence_weight: float = field(metadata=rng(0, 1))
     llm_extraction: bool
+    term_match_intents: tuple[str, ...] = field(metadata=choice(*INTENT_NAMES))
 
 
 @dataclass(frozen=True)

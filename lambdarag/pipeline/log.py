@@ -42,6 +42,7 @@ def query_record(result: Result) -> dict[str, Any]:
         "intent": result.intent,
         "intent_scores": result.intent_scores,
         "weights": trace.get("weights", {}),
+        "document_spread": trace.get("document_spread", 0.0),
         "channels": {name: [h.get("chunk_id") for h in run.get("top", [])] for name, run in channels.items()},
         "channel_errors": {name: run["error"] for name, run in channels.items() if run.get("error")},
         "fused": [f.get("chunk_id") for f in trace.get("fused", [])],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -63,32 +63,48 @@ def weighted_rrf(rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, fl
     return order(fused)
 
 
-def document_prior(fused: Sequence[Fused], chunks: Mapping[str, Chunk], documents: Sequence[Hit], weight: float,
-                   k: int, doc_key: str = "doc_id") -> list[Fused]:
+DOCUMENT = "document"  # the channel whose hits are documents (channels.document.NAME)
+
+
+def fuse(rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int,
+         doc_of: Callable[[str], str], spread: float) -> list[Fused]:
+    """Weighted RRF over the chunk channels, then the document channel's ranking passed down to the chunks
+    (document_prior) with its weight times ``spread`` (1 − documents / chunks of the knowledge base: a corpus of
+    one-chunk documents makes the document ranking a copy of the chunk one, which must not count twice)."""
+    fused = weighted_rrf({n: hits for n, hits in rankings.items() if n != DOCUMENT}, weights, k)
+    return document_prior(fused, doc_of, rankings.get(DOCUMENT, ()), weights.get(DOCUMENT, 0.0) * spread, k)
+
+
+def document_prior(fused: Sequence[Fused], doc_of: Callable[[str], str], documents: Sequence[Hit], weight: float,
+                   k: int) -> list[Fused]:
     """Add w / (k + rank of its document) to every candidate chunk of a ranked document.
 
-    ``documents`` are the document channel's hits, each naming its document in ``extra[doc_key]``. A ranked
-    document none of whose chunks is a candidate joins with the chunk its hit carries, on that share alone.
+    ``documents`` are the document channel's hits, each carried by a chunk of its document; ``doc_of`` gives a
+    chunk id's document ("" for an unknown chunk). A ranked document none of whose chunks is a candidate joins
+    with the chunk its hit carries, on that share alone.
     """
     if not documents or not weight:
         return list(fused)
-    rank_of = {str(h.extra.get(doc_key, "")): h.rank for h in documents}
+    rank_of: dict[str, int] = {}
+    for hit in documents:
+        rank_of.setdefault(doc_of(hit.chunk_id), hit.rank)
+    rank_of.pop("", None)
     out: list[Fused] = []
     present: set[str] = set()
     for f in fused:
-        doc = chunks[f.chunk_id].doc_id if f.chunk_id in chunks else ""
+        doc = doc_of(f.chunk_id)
         if doc not in rank_of:
             out.append(f)
             continue
         present.add(doc)
         share = weight / (k + rank_of[doc])
-        out.append(dataclasses.replace(f, score=f.score + share, ranks={**f.ranks, "document": rank_of[doc]},
-                                       scores={**f.scores, "document": share}))
+        out.append(dataclasses.replace(f, score=f.score + share, ranks={**f.ranks, DOCUMENT: rank_of[doc]},
+                                       scores={**f.scores, DOCUMENT: share}))
     for hit in documents:
-        doc = str(hit.extra.get(doc_key, ""))
-        if doc not in present and hit.chunk_id in chunks:
-            share = weight / (k + hit.rank)
-            out.append(Fused(hit.chunk_id, share, {"document": hit.rank}, {"document": share}))
+        doc = doc_of(hit.chunk_id)
+        if doc and doc not in present:
+            share = weight / (k + rank_of[doc])
+            out.append(Fused(hit.chunk_id, share, {DOCUMENT: rank_of[doc]}, {DOCUMENT: share}))
             present.add(doc)
     return order(out)
 

@@ -71,6 +71,11 @@ class KnowledgeBase:
         documents = len({c.doc_id for c in self.chunks.values()})
         return 1.0 - documents / len(self.chunks) if self.chunks else 0.0
 
+    def doc_of(self, chunk_id: str) -> str:
+        """The document of a chunk id ("" for an id this knowledge base does not hold)."""
+        chunk = self.chunks.get(chunk_id)
+        return chunk.doc_id if chunk is not None else ""
+
     def entity_aliases(self) -> Mapping[str, Sequence[str]] | None:
         """The entity graph's alias index (normalised alias → node names), None when the graph is not loaded."""
         graph = self.channels.get("graph")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from lambdarag.channels import document as document_channel
+from lambdarag.channels import graph as graph_channel
 from lambdarag.channels import wiki as wiki_channel
 from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
@@ -20,14 +20,14 @@ from lambdarag.query.temporal import as_of_scope, expand_years
 from lambdarag.records import Hit
 from lambdarag.retrieval.channel_run import ChannelRun, run_channels
 from lambdarag.retrieval.fusion import (
+    DOCUMENT,
     Fused,
     after_today,
-    document_prior,
+    fuse,
     proximity_boost,
     recency_boost,
     table_boost,
     version_preference,
-    weighted_rrf,
     without_matches,
 )
 from lambdarag.retrieval.gate import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
@@ -47,6 +47,7 @@ class FusionOutcome:
     fused: list[Fused]
     candidates: int = 0
     ranking: list[str] = field(default_factory=list)  # chunk ids of the fused ranking past the cut (RANKING_DEPTH)
+    notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Retrieval:
     candidates: int = 0
     demoted: dict[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
     ranking: list[str] = field(default_factory=list)  # the fused ranking's chunk ids, deeper than final_top_k
+    document_spread: float = 0.0  # KnowledgeBase.document_spread
+    notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
 
 
 @dataclass(frozen=True)
@@ -93,13 +96,36 @@ def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date
 
 
 def fusion_inputs(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str) -> dict[str, list[Hit]]:
-    """The rankings weighted RRF fuses: the channels that answered, without hits on unknown chunk ids (a stale
-    index) and, unless the intent is one of wiki.body_match_intents, without wiki pages the question does not
-    name (matched by their text alone)."""
+    """The rankings weighted RRF fuses (fusion_filter without its notes)."""
+    return fusion_filter(kb, runs, intent)[0]
+
+
+def fusion_filter(kb: KnowledgeBase, runs: Mapping[str, ChannelRun],
+                  intent: str) -> tuple[dict[str, list[Hit]], dict[str, str]]:
+    """The rankings fusion sees, and per channel why part of its hits (or all) are not used.
+
+    Left out: channels that failed, hits on unknown chunk ids (a stale index) and the hits of a channel that has
+    no signal for this question: wiki pages the question does not name (matched by their text alone) unless the
+    intent is one of wiki.body_match_intents, graph entities the question does not name (a long name one of
+    its words covers) unless it is one of graph.term_match_intents.
+    """
     rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
-    if "wiki" in rankings and intent not in kb.config.wiki.body_match_intents:
-        rankings["wiki"] = without_matches(rankings["wiki"], wiki_channel.MATCH, wiki_channel.BODY)
-    return rankings
+    notes: dict[str, str] = {}
+    unnamed = {"wiki": (wiki_channel.MATCH, wiki_channel.BODY, kb.config.wiki.body_match_intents,
+                        "pages the question does not name"),
+               "graph": (graph_channel.MATCH, graph_channel.WORD, kb.config.graph.term_match_intents,
+                         "entities the question does not name")}
+    for name, (key, value, intents, what) in unnamed.items():
+        if name not in rankings or intent in intents:
+            continue
+        kept = without_matches(rankings[name], key, value)
+        if len(kept) < len(rankings[name]):
+            notes[name] = (f"{len(rankings[name]) - len(kept)} of {len(rankings[name])} hits left out: {what} "
+                           f"do not vote for intent {intent}")
+        rankings[name] = kept
+    if DOCUMENT in rankings and kb.document_spread == 0.0:
+        notes[DOCUMENT] = "every document is one chunk: the document ranking repeats the chunk channels (weight × 0)"
+    return rankings, notes
 
 
 def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
@@ -107,16 +133,9 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     """Weighted RRF over the channels that answered, the table (data) and recency (temporal) boosts, then the
     current-version preference (chunks of ``demoted`` documents scaled by 1 - superseded_penalty)."""
     cfg = kb.config.retrieval
-    rankings = fusion_inputs(kb, runs, intent)
+    rankings, notes = fusion_filter(kb, runs, intent)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
-    if document_channel.NAME in weights:
-        # a document of one chunk is that chunk's bag again: the document ranking counts by what documents
-        # hold beyond a chunk, over this knowledge base
-        weights[document_channel.NAME] *= kb.document_spread
-    documents = rankings.pop(document_channel.NAME, [])
-    fused = weighted_rrf(rankings, weights, cfg.rrf_k)
-    fused = document_prior(fused, kb.chunks, documents, weights.get(document_channel.NAME, 0.0), cfg.rrf_k,
-                           document_channel.DOC_ID)
+    fused = fuse(rankings, weights, cfg.rrf_k, kb.doc_of, kb.document_spread)
     fused = proximity_boost(fused, kb.chunks, expansion.keywords, cfg.proximity_boost, RANKING_DEPTH)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, cfg.table_boost)
@@ -131,7 +150,7 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
         fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
     return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused),
-                         [f.chunk_id for f in fused[: max(RANKING_DEPTH, cfg.final_top_k)]])
+                         [f.chunk_id for f in fused[: max(RANKING_DEPTH, cfg.final_top_k)]], notes)
 
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -171,12 +190,12 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
         if not passed:
             reason = "gate disabled: " + reason if not options.gate else "retries disabled: " + reason
         return _result(first, GateDecision(first.overlap, passed, threshold, reason=reason,
-                                           attempts=[first.summary]), demoted)
+                                           attempts=[first.summary]), demoted, kb.document_spread)
     rewritten = core_rewrite(question, expansion, kb.tokenizer)
     if not rewritten or normalize(rewritten) == normalize(question):
         gate = GateDecision(first.overlap, False, threshold, reason=gate_reason(first.overlap, threshold, None, None),
                             attempts=[first.summary])
-        return _result(first, gate, demoted)
+        return _result(first, gate, demoted, kb.document_spread)
     second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords, demoted)
     better = second.overlap > first.overlap
     kept = second if better else first
@@ -186,12 +205,13 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
         reason=gate_reason(first.overlap, threshold, second.overlap, rewritten),
         attempts=[first.summary, second.summary],
     )
-    return _result(kept, gate, demoted)
+    return _result(kept, gate, demoted, kb.document_spread)
 
 
-def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str]) -> Retrieval:
+def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str], spread: float) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
-                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking))
+                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking), spread,
+                     dict(attempt.outcome.notes))
 
 
 def retrieval_trace(r: Retrieval) -> dict[str, Any]:
@@ -203,12 +223,14 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
             "top": [{"chunk_id": h.chunk_id, "score": round(h.score, 6), "rank": h.rank} for h in run.hits[:TRACE_TOP]],
             "ms": round(run.ms, 2),
             "error": run.error,
+            "note": r.notes.get(name),  # why (part of) its hits were not fused
         }
         for name, run in r.runs.items()
     }
     return {
         "channels": channels,
         "weights": dict(r.weights),
+        "document_spread": round(r.document_spread, 6),  # the document channel's weight is scaled by it
         "candidates": r.candidates,
         "fused": [f.to_dict() for f in r.fused],
         "ranking": list(r.ranking),  # the fused order past the cut: what evaluation ranks documents by

@@ -31,7 +31,8 @@ def samples_from_logs(feedback_dir: Path) -> tuple[list[Sample], dict[str, int]]
         liked = [str(c) for c in record.get("citations") or []]
         if not liked or not isinstance(rankings, dict) or not record.get("intent"):
             continue  # an answer liked without citations does not say which chunks were right
-        samples.append(make_sample(str(record["request_id"]), str(record["intent"]), rankings, liked))
+        spread = float(record.get("document_spread") or 0.0)  # a log from before the document channel: 0
+        samples.append(make_sample(str(record["request_id"]), str(record["intent"]), rankings, liked, "rating", spread))
         stats["usable"] += 1
     return samples, stats
 
@@ -58,7 +59,7 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
         gold = set(q.gold_doc_ids)
         relevant = [c for ids in rankings.values() for c in ids if c in kb.chunks and kb.chunks[c].doc_id in gold]
         if gold:
-            samples.append(make_sample(q.qid, intent, rankings, relevant, "label"))
+            samples.append(make_sample(q.qid, intent, rankings, relevant, "label", kb.document_spread))
     return samples
 
 

@@ -2,7 +2,7 @@
 
 A sample is one request with each channel's ranked chunk ids (from query_log.jsonl, or recomputed
 for a labelled question) and the chunks that were right (cited in an answer rated "up", or the
-gold documents' chunks). Fusion is recomputed with lambdarag.retrieval.fusion.weighted_rrf for candidate
+gold documents' chunks). Fusion is recomputed with lambdarag.retrieval.fusion.fuse for candidate
 weights, so no retrieval runs during the search; the table and recency boosts are left as they are.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lambdarag.config.schema import CHANNEL_NAMES
-from lambdarag.records import Hit
-from lambdarag.retrieval.fusion import weighted_rrf
+from lambdarag.records import Hit, chunk_doc_id
+from lambdarag.retrieval.fusion import fuse
 
 WEIGHT_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
 K_GRID = (5, 10, 20, 30, 60, 100)
@@ -33,6 +33,7 @@ class Sample:
     hits: Mapping[str, tuple[Hit, ...]]
     relevant: frozenset[str]
     source: str = "rating"  # rating | label
+    document_spread: float = 1.0  # the knowledge base's, which scales the document channel's weight
 
 
 @dataclass(frozen=True)
@@ -87,18 +88,18 @@ class TuningResult:
 
 
 def make_sample(key: str, intent: str, rankings: Mapping[str, Sequence[str]], relevant: Sequence[str],
-                source: str = "rating") -> Sample:
+                source: str = "rating", document_spread: float = 1.0) -> Sample:
     """A sample from ranked chunk ids per channel (rank = position + 1, first occurrence kept)."""
     hits = {}
     for channel, ids in rankings.items():
         unique = list(dict.fromkeys(str(i) for i in ids if i))
         hits[channel] = tuple(Hit(chunk_id=c, score=0.0, rank=r, channel=channel) for r, c in enumerate(unique, 1))
-    return Sample(key, intent, hits, frozenset(relevant), source)
+    return Sample(key, intent, hits, frozenset(relevant), source, document_spread)
 
 
 def sample_mrr(sample: Sample, weights: Mapping[str, float], k: int) -> float:
     """Reciprocal rank of the first relevant chunk in the weighted-RRF fusion, within MRR_CUTOFF."""
-    fused = weighted_rrf(sample.hits, weights, k)
+    fused = fuse(sample.hits, weights, k, chunk_doc_id, sample.document_spread)
     for i, item in enumerate(fused[:MRR_CUTOFF], start=1):
         if item.chunk_id in sample.relevant:
             return 1.0 / i
