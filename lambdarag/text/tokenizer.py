@@ -6,6 +6,11 @@ in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without separat
 the document. Segmentation uses rjieba (jieba-rs), which ships jieba's dictionary and add_word
 semantics and with HMM off is token-identical to jieba on the DomainRAG corpus (see BENCHMARKS.md);
 jieba itself is the fallback where the rjieba wheel is missing.
+
+English is handled where a stretch without CJK characters holds a Latin letter (lambdarag.text.english):
+words are stemmed and English stopwords dropped, tickers kept as written, fiscal periods (fy22 -> fy2022,
+2022), amounts and percentages kept whole and in parts. Chinese-only text never reaches those rules, so
+its tokens are those of TOKENIZER_VERSION 3.
 """
 
 from __future__ import annotations
