@@ -72,8 +72,10 @@ def test_document_tokens_count_each_heading_once() -> None:
     from lambdarag.text.tokenizer import Tokenizer
 
     group = [Chunk(f"d#{n}", "d", "Report", "Report > Sales", f"body {n}", context="Contoso") for n in range(3)]
-    tokens = document.document_tokens(Tokenizer(()), group)
-    assert tokens.count("contoso") == 1 and tokens.count("sales") == 1 and tokens.count("body") == 3
+    tokenizer = Tokenizer(())
+    tokens = document.document_tokens(tokenizer, group)
+    [contoso], [sales], [body] = (tokenizer.tokens(word) for word in ("Contoso", "Sales", "body"))
+    assert tokens.count(contoso) == 1 and tokens.count(sales) == 1 and tokens.count(body) == 3
 
 
 def chunk(doc: str, n: int) -> Chunk:
