@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lambdarag.text import english
 from lambdarag.text import tokenizer as text
 from lambdarag.text.tokenizer import Tokenizer, keyword_overlap, normalize, split_sentences, stopwords
 
@@ -149,3 +150,108 @@ def test_rjieba_matches_jieba_with_the_same_dictionary() -> None:
     for sample in texts:
         assert fast.cut(sample, False) == reference.lcut(sample, HMM=False)
     assert text.HMM is False
+
+
+# --- English rules (lambdarag.text.english through the tokenizer)
+
+
+def test_english_words_lowercased_stemmed_and_stopwords_dropped() -> None:
+    tokens = Tokenizer().tokens("The Companies were Running their businesses generously")
+    assert tokens == ["compani", "run", "busi", "generous"]
+    assert english.stem("companies") == english.stem("company") == "compani"
+
+
+def test_stemmer_is_snowball_english_and_named_in_the_tokenizer() -> None:
+    assert english.STEMMER_NAME.startswith(("pystemmer-", "snowballstemmer-"))
+    assert english.STEMMER_NAME in Tokenizer().name
+    assert f"lambdarag-text-{text.TOKENIZER_VERSION}/" in Tokenizer().name
+
+
+def test_english_stopwords_extended_but_direction_words_kept() -> None:
+    words = stopwords()
+    for word in ("themselves", "because", "however", "between", "s", "isn"):
+        assert word in words
+    for kept in ("up", "down", "more", "less", "before", "after", "first", "last"):
+        assert kept not in words
+
+
+def test_tickers_kept_as_written_even_where_they_spell_a_stopword() -> None:
+    tokens = Tokenizer().tokens("AAPL and IT spending at CVS; it is ON track")
+    assert tokens == ["aapl", "it", "spend", "cvs", "on", "track"]
+
+
+def test_a_line_in_capitals_has_no_tickers() -> None:
+    assert Tokenizer().tokens("ANNUAL REPORT OF THE COMPANY") == ["annual", "report", "compani"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("FY2022", ["fy2022", "fy", "2022"]),
+        ("FY22", ["fy22", "fy", "22", "fy2022", "2022"]),
+        ("Q3", ["q3", "q", "3"]),
+        ("3Q22", ["3q22", "3", "q", "22", "q3", "2022"]),
+        ("H1", ["h1", "h", "1"]),
+        ("capital-intensive", ["capital-intensive", "capit", "intens"]),
+    ],
+)
+def test_fiscal_periods_and_identifiers_whole_and_split(raw: str, expected: list[str]) -> None:
+    assert Tokenizer().tokens(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("sales of $1.2 billion", ["sale", "$1.2billion", "1.2", "1", "2", "billion"]),
+        ("$300k paid", ["$300k", "300", "k", "paid"]),
+        ("up 12.5% in total", ["up", "12.5%", "12.5", "12", "5", "total"]),
+        ("grew 5 percent", ["grew", "5%", "5", "percent"]),
+        ("1,234,567 shares", ["1,234,567", "1234567", "1", "234", "567", "share"]),
+        ("4.5 million units", ["4.5million", "4.5", "4", "5", "million", "unit"]),
+    ],
+)
+def test_amounts_and_percentages_whole_and_split(raw: str, expected: list[str]) -> None:
+    assert Tokenizer().tokens(raw) == expected
+
+
+def test_english_keywords_are_words_as_written() -> None:
+    got = Tokenizer().keywords("What drove the 12.5% rise in revenues to $1.2 billion in FY2022?")
+    assert got == ["drove", "12.5%", "rise", "revenues", "$1.2 billion", "fy2022"]
+    assert keyword_overlap(got, "Revenues rose 12.5% to $1.2 billion in FY2022; drove by rise") == 1.0
+
+
+def test_mixed_chinese_and_english_keeps_both() -> None:
+    tokens = Tokenizer().tokens("苹果公司(AAPL)2022财年营收增长12.5%。Revenues grew 12.5% in FY2022")
+    for expected in ("苹果公司", "财年", "增长", "aapl", "revenu", "grew", "12.5%", "fy2022", "2022"):
+        assert expected in tokens
+    assert tokens.count("12.5%") == 1  # the Chinese 12.5% keeps the rules from before: only its parts
+    assert tokens.count("12.5") == 2
+
+
+# Tokens the tokenizer gave before the English rules (TOKENIZER_VERSION 3), for Chinese-only sentences with
+# amounts, percentages and thousands separators: the English rules must not reach them.
+CHINESE_BEFORE = [
+    ("2023年本科录取率为12.5%，比上年提高0.8个百分点。",
+     ["2023年", "2023", "本科", "录取率", "12.5", "12", "5", "上年", "提高", "0.8", "0", "8", "百分点"],
+     ["2023年", "本科", "录取率", "12.5", "上年", "提高", "0.8", "百分点"]),
+    ("学费每生每年5,000元，住宿费1,200元；奖学金最高¥10,000。",
+     ["学费", "生", "每年", "5", "000", "元", "住宿费", "1", "200", "元", "奖学金", "最高", "10", "000"],
+     ["学费", "每年", "000", "住宿费", "200", "奖学金", "最高", "10"]),
+    ("请于3月15日前到报账大厅提交材料，咨询电话010-62511234。",
+     ["3月", "3", "15日", "15", "前", "报账大厅", "报账", "大厅", "提交", "材料", "咨询电话", "010-62511234", "010",
+      "62511234"],
+     ["3月", "15日", "报账大厅", "提交", "材料", "咨询电话", "010-62511234"]),
+    ("全校共有教职工3,456人，其中专任教师1,987人，占57.5%。",
+     ["全校", "共有", "教职工", "3", "456", "人", "专任教师", "1", "987", "人", "占", "57.5", "57", "5"],
+     ["全校", "共有", "教职工", "456", "专任教师", "987", "人占", "57.5"]),
+    ("第一届毕业生共计1,024名，就业率达到98.6％。",
+     ["第一届", "毕业生", "共计", "1", "024", "名", "就业率", "达到", "98.6", "98", "6"],
+     ["第一届", "毕业生", "共计", "024", "就业率", "达到", "98.6"]),
+]
+
+
+@pytest.mark.parametrize(("sentence", "tokens", "keywords"), CHINESE_BEFORE)
+def test_chinese_text_tokenises_as_before(sentence: str, tokens: list[str], keywords: list[str]) -> None:
+    tokenizer = Tokenizer(["报账大厅"])
+    assert tokenizer.tokens(sentence) == tokens
+    assert tokenizer.keywords(sentence) == keywords

@@ -6,19 +6,28 @@ in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without separat
 the document. Segmentation uses rjieba (jieba-rs), which ships jieba's dictionary and add_word
 semantics and with HMM off is token-identical to jieba on the DomainRAG corpus (see BENCHMARKS.md);
 jieba itself is the fallback where the rjieba wheel is missing.
+
+English is handled where a stretch without CJK characters holds a Latin letter (lambdarag.text.english):
+words are stemmed and English stopwords dropped, tickers kept as written, fiscal periods (fy22 -> fy2022,
+2022), amounts and percentages kept whole and in parts. Chinese-only text never reaches those rules, so
+its tokens are those of TOKENIZER_VERSION 3.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import logging
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 
-TOKENIZER_VERSION = 3  # bump when the token rules or the stopword list change: BM25 indexes record it
+from lambdarag.text import english
+
+TOKENIZER_VERSION = 4  # bump when the token rules or the stopword list change: BM25 indexes record it
 HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
@@ -28,6 +37,11 @@ _PART_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _DIGITS_RE = re.compile(r"\d+")
 _ASCII_ALNUM_RE = re.compile(r"[a-z0-9]")
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
+_LATIN_RE = re.compile(r"[a-z]")
+_UPPER_RE = re.compile(r"[A-Z]")
+# A stretch without CJK characters or CJK punctuation: English rules apply where it holds a Latin letter.
+_RUN_RE = re.compile(r"[^\u3000-\u303f\u3400-\u9fff\uf900-\ufaff]+")
+_NUMERIC = frozenset({"amount", "percent", "grouped"})
 _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
@@ -109,25 +123,35 @@ def terms_digest(terms: Iterable[str]) -> str:
 
 
 class Tokenizer:
-    """jieba words with a domain dictionary, identifiers whole and split, stopwords and punctuation dropped."""
+    """jieba words with a domain dictionary, identifiers whole and split, stopwords and punctuation dropped.
+
+    Where a stretch without CJK characters holds a Latin letter, English rules apply as well: words are
+    stemmed (english.stem), tickers kept as written, amounts and percentages kept whole and in parts.
+    """
 
     def __init__(self, terms: Iterable[str] = ()) -> None:
         clean = {normalize(t).strip() for t in terms} - {""}
         self.terms = frozenset(clean)
-        self.name = f"lambdarag-text-{TOKENIZER_VERSION}/{backend_name()}/hmm={'on' if HMM else 'off'}"
+        self.name = (f"lambdarag-text-{TOKENIZER_VERSION}/{backend_name()}/hmm={'on' if HMM else 'off'}"
+                     f"/{english.STEMMER_NAME}")
         self._words_added = frozenset(t for t in clean if not _ASCII_ALNUM_RE.search(t))
         self._segment = _segmenter(self._words_added)
         self._parts: dict[str, list[str]] = {}
         # Terms with Latin letters or digits would be cut apart by the identifier rule: match them first.
         mixed = sorted((t for t in clean if _ASCII_ALNUM_RE.search(t)), key=lambda t: (-len(t), t))
-        alternatives = [f"(?P<term>{'|'.join(map(_bounded, mixed))})"] if mixed else []
-        alternatives += [f"(?P<unit>{_UNIT_RE})", f"(?P<ident>{_IDENT_RE})"]
-        self._pattern = re.compile("|".join(alternatives))
+        head = [f"(?P<term>{'|'.join(map(_bounded, mixed))})"] if mixed else []
+        head.append(f"(?P<unit>{_UNIT_RE})")
+        self._plain = re.compile("|".join([*head, f"(?P<ident>{_IDENT_RE})"]))
+        numeric = [f"(?P<amount>{english.AMOUNT_RE})", f"(?P<percent>{english.PERCENT_RE})",
+                   f"(?P<grouped>{english.GROUPED_RE})"]
+        self._latin = re.compile("|".join([*head, *numeric, f"(?P<ident>{_IDENT_RE})"]))
         self._stop = stopwords()
 
     def tokens(self, text: str) -> list[str]:
         """BM25 tokens of ``text``: words, identifiers whole and in parts, no stopwords or punctuation."""
-        return [t for t in self._scan(normalize(text), split=True) if t not in self._stop]
+        nfkc = unicodedata.normalize("NFKC", text)
+        tickers = english.ticker_starts(nfkc) if _UPPER_RE.search(nfkc) else frozenset()
+        return self._scan(nfkc.casefold(), _Emit(True, self._stop, tickers))
 
     def keywords(self, text: str) -> list[str]:
         """Content words for overlap and matching: identifiers whole, deduplicated in order.
@@ -136,49 +160,67 @@ class Tokenizer:
         single CJK characters next to each other (a name the dictionary does not know: 赵鹏 → 赵/鹏) is
         one keyword.
         """
-        words = [t for t in _join_single_runs(self._scan(normalize(text), split=False), self._stop)
-                 if t not in self._stop]
+        scanned = self._scan(normalize(text), _Emit(False, frozenset(), frozenset()))
+        words = [t for t in _join_single_runs(scanned, self._stop) if t not in self._stop]
         unique = list(dict.fromkeys(words))
         longer = [w for w in unique if len(w) > 1]
         return longer or unique
 
-    def _scan(self, text: str, split: bool) -> list[str]:
+    def _scan(self, text: str, emit: _Emit) -> list[str]:
         out: list[str] = []
+        latin = _latin_runs(text)
+        pattern = self._latin if latin else self._plain
         pos = 0
-        for match in self._pattern.finditer(text):
-            self._words(text[pos : match.start()], out, split)
-            whole = match.group()
-            if match.lastgroup == "term":
-                out.append(whole)
-                if split:
-                    out.extend(t for t in self._inner(whole) if t != whole)
-            elif match.lastgroup == "unit":
-                out.append(whole)
-                if split:
-                    out.append(whole[:-1])
-            else:
-                out.extend(identifier_forms(whole) if split else [whole])
+        while (match := pattern.search(text, pos)) is not None:
+            if match.lastgroup in _NUMERIC and not _inside(latin, match.start()):
+                match = self._plain.search(text, pos)  # a number in Chinese text: the rules from before
+                if match is None:
+                    break
+            self._words(text[pos : match.start()], out, emit)
+            self._match(match, out, emit)
             pos = match.end()
-        self._words(text[pos:], out, split)
+        self._words(text[pos:], out, emit)
         return out
+
+    def _match(self, match: re.Match[str], out: list[str], emit: _Emit) -> None:
+        whole, kind = match.group(), match.lastgroup
+        if not emit.split:
+            out.append(whole)
+        elif kind == "term":
+            emit.add(out, [whole, *(t for t in self._inner(whole) if t != whole)])
+        elif kind == "unit":
+            emit.add(out, [whole, whole[:-1]])
+        elif kind == "grouped":
+            emit.add(out, english.number_forms(whole))
+        elif kind in _NUMERIC:
+            emit.add(out, english.amount_forms(whole))
+        elif not _LATIN_RE.search(whole):
+            emit.add(out, identifier_forms(whole))
+        elif whole.isalpha():
+            if match.start() in emit.tickers:  # a symbol as written, even where it spells a stopword (IT, ON)
+                out.append(whole)
+            if whole not in emit.drop:
+                emit.add(out, [english.stem(whole)], skip=whole if match.start() in emit.tickers else "")
+        else:
+            emit.add(out, [whole, *english.part_forms(whole), *english.period_forms(whole)])
 
     def _inner(self, term: str) -> list[str]:
         """Tokens inside a mixed dictionary term, so its parts also match on their own."""
         return Tokenizer(()).tokens(term)
 
-    def _words(self, segment: str, out: list[str], split: bool) -> None:
+    def _words(self, segment: str, out: list[str], emit: _Emit) -> None:
         if not segment or segment.isspace():
             return
         words = list(filter(_is_content, self._segment(segment)))
-        if not split or not self._words_added:
-            out.extend(words)
+        if not emit.split or not self._words_added:
+            emit.add(out, words, dedupe=False)
             return
         # A dictionary word is also emitted in its default-dictionary parts: a noisy entity name
         # ("经资产管理处") must not hide the words a query without that name is cut into.
         for word in words:
-            out.append(word)
+            emit.add(out, [word])
             if word in self._words_added:
-                out.extend(self._default_parts(word))
+                emit.add(out, self._default_parts(word), dedupe=False)
 
     def _default_parts(self, word: str) -> list[str]:
         parts = self._parts.get(word)
@@ -186,6 +228,30 @@ class Tokenizer:
             cut = filter(_is_content, _segmenter(frozenset())(word))
             parts = self._parts[word] = [p for p in cut if p != word]
         return parts
+
+
+class _Emit:
+    """How one scan emits: split identifiers or not, the stopwords it drops, where tickers start."""
+
+    def __init__(self, split: bool, drop: frozenset[str], tickers: frozenset[int]) -> None:
+        self.split, self.drop, self.tickers = split, drop, tickers
+
+    def add(self, out: list[str], forms: Iterable[str], skip: str = "", dedupe: bool = True) -> None:
+        """Append ``forms`` (first occurrences only when ``dedupe``) that are neither stopwords nor ``skip``."""
+        kept = [f for f in forms if f not in self.drop and f != skip]
+        out.extend(dict.fromkeys(kept) if dedupe else kept)
+
+
+def _latin_runs(text: str) -> list[tuple[int, int]]:
+    """Spans of the stretches without CJK characters that hold a Latin letter (none for Chinese-only text)."""
+    if not _LATIN_RE.search(text):
+        return []
+    return [m.span() for m in _RUN_RE.finditer(text) if _LATIN_RE.search(m.group())]
+
+
+def _inside(runs: Sequence[tuple[int, int]], pos: int) -> bool:
+    i = bisect.bisect_right(runs, (pos, sys.maxsize)) - 1
+    return i >= 0 and runs[i][0] <= pos < runs[i][1]
 
 
 def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> list[str]:

@@ -1,0 +1,143 @@
+"""English token rules: Snowball English (Porter2) stems, tickers, fiscal periods and amounts whole and in parts.
+
+The stemmer is PyStemmer, the Snowball project's C build: 30x the pure-Python snowballstemmer on distinct
+words with identical stems (BENCHMARKS.md). snowballstemmer, which ships the same generated rules, is the
+fallback where the PyStemmer wheel is missing. The rules here only see text the tokenizer has found to be
+English: a stretch without CJK characters that holds a Latin letter, so Chinese-only text never meets them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from importlib.metadata import PackageNotFoundError, version
+
+# Amount and percentage patterns over normalised (case-folded, half-width) text.
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_SCALE = r"thousand|million|billion|trillion"
+_CURRENCY_AMOUNT = rf"[$€£¥]\s?(?:{_NUM})(?:\s?(?:{_SCALE}|bn|mn|[mbk])(?![a-z0-9]))?"  # $1.2 billion, $300k
+_SCALED_AMOUNT = rf"(?:{_NUM})\s?(?:{_SCALE})(?![a-z0-9])"  # 1.2 billion (a bare '5 m' is too ambiguous)
+AMOUNT_RE = rf"(?<![a-z0-9])(?:{_CURRENCY_AMOUNT}|{_SCALED_AMOUNT})"
+PERCENT_RE = rf"(?<![a-z0-9.,])(?:{_NUM})\s?(?:%|percent(?![a-z0-9]))"
+GROUPED_RE = r"(?<![a-z0-9.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![0-9])"
+
+# Fiscal periods as one identifier: fy2022, fy22, q3, h1, 3q22, 1h2022, q3fy22.
+_PERIOD_RE = re.compile(
+    r"fy(?P<fy>\d{2}|\d{4})|(?:(?P<q>[qh])(?P<n>[1-4])|(?P<n2>[1-4])(?P<q2>[qh]))(?:fy)?(?P<y>\d{2}|\d{4})?"
+)
+_PART_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+_DIGITS_RE = re.compile(r"\d+")
+_NUMBER_RE = re.compile(_NUM)
+_SPACE_RE = re.compile(r"\s+")
+# Upper-case 2-5 letter words; one letter is left out because the only single-letter stopwords are
+# "a" and "i", which start sentences, and every other letter is kept by the ordinary rule anyway.
+_TICKER_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
+_LOWER_RE = re.compile(r"[a-z]")
+CENTURY_PIVOT = 70  # two-digit years below this are 20yy, the others 19yy (FY22 -> 2022, FY98 -> 1998)
+
+
+def _load_stemmer() -> tuple[Callable[[str], str], str]:
+    """The English stem function and the library that provides it, with its version."""
+    try:
+        import Stemmer
+    except ImportError:  # no wheel for this platform: the pure-Python Snowball build gives the same stems
+        from snowballstemmer.english_stemmer import EnglishStemmer
+
+        return EnglishStemmer().stemWord, f"snowballstemmer-{_version('snowballstemmer')}"
+    return Stemmer.Stemmer("english").stemWord, f"pystemmer-{_version('PyStemmer')}"
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+_STEM, STEMMER_NAME = _load_stemmer()
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def stem(word: str) -> str:
+    """Snowball English (Porter2) stem of a lower-case word: 'companies' -> 'compani'."""
+    return _STEM(word)
+
+
+def ticker_starts(nfkc: str) -> frozenset[int]:
+    """Where upper-case 2-5 letter words start in ``nfkc.casefold()``, on lines that also hold lower case.
+
+    A line in capitals (a filing's heading, a shouted question) says nothing about which of its words
+    are symbols, so it contributes none. Offsets are counted in the case-folded text, which can be
+    longer than ``nfkc`` ('ß' folds to 'ss').
+    """
+    starts: set[int] = set()
+    done = folded = line_start = 0  # folded = len(nfkc[:done].casefold())
+    for line in nfkc.splitlines(keepends=True):
+        if _LOWER_RE.search(line):
+            for word in _TICKER_RE.finditer(line):
+                start = line_start + word.start()
+                folded += len(nfkc[done:start].casefold())
+                done = start
+                starts.add(folded)
+        line_start += len(line)
+    return frozenset(starts)
+
+
+def part_forms(ident: str) -> list[str]:
+    """An identifier's letter runs (stemmed), numbers and digit runs: 'capital-intensive' -> capit, intens."""
+    forms: list[str] = []
+    for part in _PART_RE.findall(ident):
+        forms.append(stem(part) if part[0].isalpha() else part)
+        if "." in part:
+            forms.extend(_DIGITS_RE.findall(part))
+    return forms
+
+
+def period_forms(ident: str) -> list[str]:
+    """Extra forms of a fiscal period: 3q22 -> q3, 2022; fy22 -> fy2022, 2022; [] for other identifiers."""
+    match = _PERIOD_RE.fullmatch(ident)
+    if match is None:
+        return []
+    extra: list[str] = []
+    if match["fy"]:
+        year = full_year(match["fy"])
+        extra += [f"fy{year}", year]
+    else:
+        extra.append(f"{match['q'] or match['q2']}{match['n'] or match['n2']}")
+        if match["y"]:
+            extra.append(full_year(match["y"]))
+    return extra
+
+
+def full_year(digits: str) -> str:
+    """A four-digit year from two or four digits, pivoting at CENTURY_PIVOT."""
+    if len(digits) == 4:
+        return digits
+    return ("20" if int(digits) < CENTURY_PIVOT else "19") + digits
+
+
+def number_forms(number: str) -> list[str]:
+    """A number whole, without its thousands separators, then the parts each group gives: 1,234.5 -> 1,234.5,
+    1234.5, 1, 234.5, 234, 5."""
+    forms = [number, number.replace(",", "")]
+    for group in number.split(","):
+        forms.append(group)
+        if "." in group:
+            forms.extend(_DIGITS_RE.findall(group))
+    return _unique(forms)
+
+
+def amount_forms(text: str) -> list[str]:
+    """An amount or percentage whole (spaces dropped, 'percent' as %), then its number's forms and its unit."""
+    compact = _SPACE_RE.sub("", text)
+    number = _NUMBER_RE.search(compact)
+    if number is None:  # the patterns always hold a number; kept for the type checker
+        return [compact]
+    whole = compact.replace("percent", "%")
+    unit = compact[number.end():].replace("%", "")
+    return _unique([whole, *number_forms(number.group()), *([stem(unit)] if unit else [])])
+
+
+def _unique(forms: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(forms))
