@@ -160,3 +160,14 @@ def test_labelled_questions_are_searched_at_full_depth(tmp_path: Path, capsys: p
                  "--min-samples", "2"]) == 0
     out = capsys.readouterr().out
     assert f"labelled: 3 questions from {questions}" in out and "proposal written to" in out
+
+
+def test_samples_fuse_the_document_channel_as_the_pipeline_does() -> None:
+    """The tuner recomputes fusion with retrieval.fusion.fuse: a document's rank goes to its chunks, scaled by the
+    sample's document spread, never counted as a vote for the one chunk its hit carries."""
+    rankings = {"bm25": ["other#0000", "asked#0003"], "document": ["asked#0000", "other#0000"]}
+    with_spread = make_sample("r", "fact", rankings, ["asked#0003"], document_spread=1.0)
+    one_chunk_docs = make_sample("r", "fact", rankings, ["asked#0003"], document_spread=0.0)
+    weights = {"bm25": 1.0, "document": 2.0}
+    assert mean_mrr([with_spread], weights, 20) == 1.0  # the asked document's chunk rises above the other's
+    assert mean_mrr([one_chunk_docs], weights, 20) == 0.5  # spread 0: the chunk channel's order stands
