@@ -113,3 +113,11 @@ def test_repealed_documents_are_noted_only_with_their_statement_in_the_context()
     expected = Repealed("差旅办法（2021版）", "2024-07-01", "p2024#0004")
     assert repealed_in(with_statement, versions) == {"p2021": expected}
     assert repealed_in(pack({}, ["p2021#0001"], [], POLICIES, max_chars=3500), versions) == {}
+
+
+def test_the_context_says_whose_document_the_evidence_is_from_but_the_excerpt_does_not() -> None:
+    figures = Chunk("q3#0004", "q3", "FORM 10-Q", "FORM 10-Q > Results", "Net sales were $275 million.",
+                    locator="第12页", context="Contoso Ltd · 2023-09-30")
+    packed = pack({}, ["q3#0004"], [], {"q3#0004": figures}, max_chars=3500)
+    assert packed.text.startswith("[1] FORM 10-Q > Results · Contoso Ltd · 2023-09-30（第12页）\nNet sales were")
+    assert packed.citations[0].excerpt == "Net sales were $275 million."

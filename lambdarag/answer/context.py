@@ -213,7 +213,9 @@ def _used(drafts: Sequence[_Draft]) -> int:
 
 
 def _evidence_body(chunk: Chunk) -> str:
-    where = chunk.breadcrumb or chunk.title
+    """Where the evidence is (breadcrumb, the document header: whose figures these are, and the locator), then
+    its text."""
+    where = " · ".join(part for part in (chunk.breadcrumb or chunk.title, chunk.context) if part)
     if chunk.locator:
         where = f"{where}（{chunk.locator}）"
     return f"{where}\n{chunk.text.strip()}"
