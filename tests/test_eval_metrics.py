@@ -13,7 +13,8 @@ from lambdarag.errors import InputError
 from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.dataset import load_corpus, load_questions, parse_as_of, src_doc_map
 from lambdarag.evaluation.runner import QuestionRecord, answer_in_gold, score
-from lambdarag.evaluation.summary import aggregate, breakdown, check_targets, deltas, latency
+from lambdarag.evaluation.summary import aggregate, breakdown, deltas, latency
+from lambdarag.evaluation.targets import check_targets, parse_target
 from lambdarag.records import Turn
 
 
@@ -185,8 +186,25 @@ def test_aggregates_breakdowns_latency_and_targets() -> None:
     assert list(breakdown(records[3:], "intent", {"q1": "fact"})) == ["fact"]
     assert latency(records[:3])["retrieve"] == {"p50": 20.0, "p95": 29.0, "mean": 20.0, "n": 3}
     assert deltas({"recall@5": 0.25, "n": 1}, full) == {"recall@5": -0.25}
-    targets = check_targets(full, {"recall@5": 0.5, "not_found": 0.1, "ndcg@10": 0.2})
+    specs = ["recall@5=0.5", "not_found=0.1", "ndcg@10=0.2"]
+    targets = check_targets({"full": full}, [parse_target(s) for s in specs])
     assert [t["met"] for t in targets] == [True, True, False]
+
+
+def test_relative_targets_read_other_variants_of_the_same_run() -> None:
+    summaries = {"full": {"mrr@10": 0.85, "not_found": 0.02}, "baseline": {"mrr@10": 0.73},
+                 "only_bm25": {"mrr@10": 0.74}, "only_vector": {"mrr@10": 0.85}, "uniform_weights": {"mrr@10": 0.9}}
+    specs = ["mrr@10=baseline+0.10", "mrr@10=baseline+0.15", "mrr@10>baseline", "mrr@10>best_channel",
+             "mrr@10=best_channel", "mrr@10>no_gate", "not_found=0.05", "not_found>baseline"]
+    rows = check_targets(summaries, [parse_target(s) for s in specs])
+    assert [r["met"] for r in rows] == [True, False, True, False, True, False, True, False]
+    assert rows[0]["target"] == 0.83 and rows[0]["rule"] == ">= baseline + 0.1 (baseline)"
+    assert rows[3]["target"] == 0.85 and rows[3]["rule"] == "> best_channel (only_vector)"  # a tie does not beat
+    assert rows[5]["target"] is None and "variant no_gate did not run" in rows[5]["rule"]
+    assert rows[6]["rule"] == "<= 0.05"
+    for bad in ("mrr@10", "mrr@10=", "mrr@10=baseline+x", "=0.5", "mrr@10<baseline"):
+        with pytest.raises(InputError, match="--target"):
+            parse_target(bad)
 
 
 def test_answer_in_gold_and_checkable_aic(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_report_files_are_written(report: Path) -> None:
     data = read_report(report)
     assert data["meta"]["questions"] == len(QUESTIONS) and data["meta"]["documents"] == len(DOCS)
     assert data["targets"] == [{"metric": "recall@5", "target": 0.5, "value": data["summary"]["full"]["recall@5"],
-                                "met": True}]
+                                "met": True, "rule": ">= 0.5"}]
 
 
 def test_full_system_baseline_and_ablations_in_one_table(report: Path) -> None:
@@ -149,7 +149,7 @@ def test_bad_arguments_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["eval"]) == 2
     assert "pass --dataset DIR, or --domain NAME --questions FILE" in capsys.readouterr().err
     assert main(["eval", "--dataset", str(tmp_path), "--target", "recall@5"]) == 2
-    assert "is not KEY=VALUE" in capsys.readouterr().err
+    assert "is not METRIC=VALUE, METRIC=VARIANT+OFFSET or METRIC>VARIANT" in capsys.readouterr().err
 
 
 def test_variants_and_baseline_pack_the_same_budget() -> None:

@@ -16,6 +16,7 @@ from lambdarag.errors import InputError
 
 if TYPE_CHECKING:
     from lambdarag.evaluation.evaluate import EvalOutcome, EvalSettings
+    from lambdarag.evaluation.targets import Target
 
 SHOWN = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "not_found")
 
@@ -40,7 +41,9 @@ def register(sub: Any) -> None:
                    help="instance.yml override for the --dataset domain, e.g. embedding.backend=none (repeatable)")
     p.add_argument("--keep-domain", type=Path, help="build the --dataset domain in this folder and keep it")
     p.add_argument("--target", dest="targets", action="append", default=[], metavar="METRIC=VALUE",
-                   help="required value for the full system, e.g. recall@5=0.75; exit 1 when missed (repeatable)")
+                   help="what the full system must reach: recall@5=0.80, mrr@10=baseline+0.10 (another variant of "
+                        "the same run plus an offset), mrr@10>best_channel (beat the best single channel); "
+                        "exit 1 when missed (repeatable)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal)")
     p.set_defaults(handler=cmd_eval)
@@ -69,15 +72,11 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def parse_targets(items: Sequence[str]) -> dict[str, float]:
-    """metric=number pairs."""
-    targets = {}
-    for key, raw in parse_pairs(items, "--target"):
-        try:
-            targets[key] = float(raw)
-        except ValueError as exc:
-            raise InputError(f"--target {key}={raw}: not a number", "write it like --target recall@5=0.75") from exc
-    return targets
+def parse_targets(items: Sequence[str]) -> list[Target]:
+    """--target values (evaluation.targets.parse_target)."""
+    from lambdarag.evaluation.targets import parse_target
+
+    return [parse_target(item) for item in items]
 
 
 def settings_from(args: argparse.Namespace) -> EvalSettings:
@@ -120,12 +119,9 @@ def closing_lines(outcome: EvalOutcome) -> list[str]:
     for name, summary in outcome.summary["summary"].items():
         cells = " ".join(f"{'-' if summary.get(m) is None else format(summary[m], '.3f'):>17}" for m in SHOWN)
         lines.append(f"{name:<23} {cells}")
-    from lambdarag.evaluation.summary import LOWER_IS_BETTER
-
     for target in outcome.targets:
         status = "met" if target["met"] else "MISSED"
-        op = "<=" if target["metric"] in LOWER_IS_BETTER else ">="
-        lines.append(f"target {target['metric']} {op} {target['target']}: {target['value']} {status}")
+        lines.append(f"target {target['metric']} {target['rule']} = {target['target']}: {target['value']} {status}")
     lines.append(f"report: {outcome.files['markdown']}")
     return lines
 

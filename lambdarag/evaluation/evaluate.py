@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion, load_corpus, load_questions, src_doc_map
 from lambdarag.evaluation.report import default_out_dir, write_report
-from lambdarag.evaluation.runner import FULL, Levels, QuestionRecord, Runner, default_variants, run_all
-from lambdarag.evaluation.summary import check_targets, summarize
+from lambdarag.evaluation.runner import Levels, QuestionRecord, Runner, default_variants, run_all
+from lambdarag.evaluation.summary import summarize
+from lambdarag.evaluation.targets import Target, check_targets
 from lambdarag.evaluation.workspace import check_dataset, dataset_domain, dataset_name
 from lambdarag.ingest.document import locator_pages
 
@@ -35,7 +36,7 @@ class EvalSettings:
     baseline: bool = True
     use_llm: bool = True
     progress: bool | None = None  # None: a bar on a terminal, a line per tenth otherwise
-    targets: Mapping[str, float] = field(default_factory=dict)  # metric → required value of the full system
+    targets: Sequence[Target] = ()  # what the full system must reach (evaluation.targets)
     cache_dir: Path | None = None  # persistent embedding cache for --dataset
     overrides: Mapping[str, Any] = field(default_factory=dict)  # instance.yml overrides for the throw-away domain
     keep_domain: Path | None = None  # build the throw-away domain here and keep it
@@ -80,7 +81,7 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
                                 settings.leave_one_out)
     records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)
     summary = summarize(records)
-    targets = check_targets(summary["summary"].get(FULL, {}), settings.targets)
+    targets = check_targets(summary["summary"], settings.targets)
     info = {
         "name": name, "command": settings.command, "code": code_version(), "questions": len(questions),
         "started": started,

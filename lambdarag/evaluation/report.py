@@ -11,7 +11,7 @@ from typing import Any
 from lambdarag.config.load import PROJECT_ROOT
 from lambdarag.evaluation.plots import write_plots
 from lambdarag.evaluation.runner import BASELINE, FULL, QuestionRecord
-from lambdarag.evaluation.summary import HEADLINE, LOWER_IS_BETTER, misses
+from lambdarag.evaluation.summary import HEADLINE, misses
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
@@ -108,7 +108,7 @@ def targets_section(targets: Sequence[Mapping[str, Any]]) -> list[str]:
     """Targets with the measured value and met / MISSED."""
     if not targets:
         return []
-    rows = [[t["metric"], ("≤ " if t["metric"] in LOWER_IS_BETTER else "≥ ") + fmt(t["target"]), fmt(t["value"]),
+    rows = [[t["metric"], f"{t['rule']} = {fmt(t['target'])}", fmt(t["value"]),
              "met" if t["met"] else "**MISSED**"] for t in targets]
     return ["## Targets (full system)", "", *table(["metric", "target", "measured", ""], rows), ""]
 

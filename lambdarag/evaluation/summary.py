@@ -79,16 +79,6 @@ def ablation_table(summaries: Mapping[str, Mapping[str, Any]], reference: str = 
             for name, summary in summaries.items()]
 
 
-def check_targets(summary: Mapping[str, Any], targets: Mapping[str, float]) -> list[dict[str, Any]]:
-    """Each target metric's measured value and whether it is met (not_found: at most; others: at least)."""
-    rows = []
-    for name, wanted in targets.items():
-        value = summary.get(name)
-        met = value is not None and (value <= wanted if name in LOWER_IS_BETTER else value >= wanted)
-        rows.append({"metric": name, "target": wanted, "value": value, "met": bool(met)})
-    return rows
-
-
 def misses(records: Sequence[QuestionRecord], metric: str = "recall@5", limit: int = 25) -> list[QuestionRecord]:
     """Records where ``metric`` scored 0, for the report's "where it fails" list."""
     return [r for r in records if r.metrics.get(metric) == 0.0][:limit]
