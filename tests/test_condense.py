@@ -64,6 +64,14 @@ def test_rules_resolve_follow_ups(history: list[tuple[str, str]], question: str,
     assert result.original == question and result.error is None
 
 
+def test_a_generic_head_is_the_entitys_only_when_it_is_a_word_of_its_own() -> None:
+    history = turns(("高瓴人工智能学院是什么时候成立的", "2019年"))
+    assert condense("学院奖学金怎么申请", history, None).question == "高瓴人工智能学院奖学金怎么申请"
+    # 学院路 and 学院派 are other words: a street and a school of painting, not the institute again
+    assert condense("学院路校区在哪", history, None).question == "学院路校区在哪"
+    assert condense("学院派画家有哪些", history, None).question == "学院派画家有哪些"
+
+
 def test_chain_of_follow_ups_keeps_the_entity() -> None:
     history = turns(("中国人民大学文学院前身是什么", "华北联合大学文艺学院"), ("它成立于哪一年", "1939年"))
     assert condense("有哪些专业", history, None).question == "中国人民大学文学院有哪些专业"

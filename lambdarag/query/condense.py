@@ -19,6 +19,7 @@ from lambdarag.graph.schema import Entity
 from lambdarag.models.llm import LLMClient
 from lambdarag.query.expand import strip_courtesy
 from lambdarag.records import Turn
+from lambdarag.text.tokenizer import words
 
 DEFAULT_PROMPT = (
     "以下是对话历史：\n{history}\n\n请把最后的追问改写成一个不依赖上下文、完整独立的问题，只输出改写后的问题。\n"
@@ -157,13 +158,16 @@ def parallel_span(text: str, phrase: str) -> tuple[int, int] | None:
 
 
 def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
-    """A question opening with the generic head of the previous entity: "学院的院长是谁" after 国学院."""
+    """A question opening with the generic head of the previous entity: "学院的院长是谁" after 国学院 — the head a
+    word of its own there ("大学生…" after 中国人民大学 opens with another word)."""
     entity = _antecedent(resolved, person=False)
     body = strip_courtesy(question)
     if entity is None or entity in body:
         return None
     # two characters: a generic head (学院, 部门); a longer one (哲学院) is already a name of its own
-    if len(entity.strip("《》")) > GENERIC_HEAD_CHARS and entity.strip("《》").endswith(body[:GENERIC_HEAD_CHARS]):
+    head = body[:GENERIC_HEAD_CHARS]
+    name = entity.strip("《》")
+    if len(name) > GENERIC_HEAD_CHARS and name.endswith(head) and words(body)[:1] == [head]:
         start = len(question) - len(body)
         return question[:start] + entity + body[GENERIC_HEAD_CHARS:], entity
     return None

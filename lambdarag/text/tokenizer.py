@@ -96,6 +96,11 @@ def _segmenter(terms: frozenset[str]) -> Segmenter:
     return functools.partial(seg.cut, hmm=HMM)
 
 
+def words(text: str) -> list[str]:
+    """The text cut into words with the default dictionary, as written (no normalisation, nothing dropped)."""
+    return list(_segmenter(frozenset())(text))
+
+
 def _jieba_segmenter(terms: frozenset[str]) -> Segmenter:
     import jieba
 
