@@ -13,7 +13,7 @@ class PipelineOptions:
     channels: tuple[str, ...] | None = None  # None = every enabled channel
     uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
     gate: bool = True  # corrective gate (rewrite and retry once)
-    entity_expansion: bool = True  # entity-enhanced BM25 query
+    entity_expansion: bool | None = None  # entity-enhanced BM25 query; None = the config's query.entity_expansion
     use_llm: bool = True  # False forces the embedded default even when an LLM is configured
     today: date | None = None  # "today" for temporal expansion; None = the real date
     log: bool = True  # append to the feedback logs

@@ -51,6 +51,7 @@ def test_defaults_carry_the_design_weights() -> None:
         assert set(got) == set(CHANNEL_NAMES)
         assert len(cfg.intents.classes[intent].keywords) >= 8
     assert cfg.retrieval.rrf_k == 20
+    assert cfg.query.entity_expansion is False  # opt-in: it changed no ranking on any development set
     assert cfg.corrective.threshold == pytest.approx(0.30)
     assert cfg.context.max_chars == 3500
     assert set(cfg.intents.classes) == set(INTENT_NAMES)

@@ -117,6 +117,7 @@ class IntentsConfig:
 class QueryConfig:
     synonyms: Mapping[str, tuple[str, ...]]
     terms: tuple[str, ...]
+    entity_expansion: bool
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
                     lambda cid: locator_pages(kb.chunks[cid].locator) if cid in kb.chunks else ())
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,
-                                settings.leave_one_out)
+                                settings.leave_one_out, kb.config.query.entity_expansion)
     records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)
     summary = summarize(records)
     targets = check_targets(summary["summary"], settings.targets)

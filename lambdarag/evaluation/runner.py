@@ -77,10 +77,12 @@ class Levels:
 
 
 def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
-                     use_llm: bool = True, leave_one_out: bool = False) -> list[Variant]:
+                     use_llm: bool = True, leave_one_out: bool = False,
+                     entity_expansion: bool = False) -> list[Variant]:
     """The full system first, then the naive baseline, each loaded channel alone and the three ablations.
 
-    ``leave_one_out`` adds one variant per channel with every other channel (what that channel adds).
+    ``leave_one_out`` adds one variant per channel with every other channel (what that channel adds);
+    ``entity_expansion`` is the config's: the ablation switches it off when on, on when off (opt-in).
     """
     base = PipelineOptions(use_llm=use_llm, log=False)
     out = [Variant(FULL, "full system", base)]
@@ -95,7 +97,9 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
     out += [
         Variant("uniform_weights", "fusion with weight 1 for every channel", replace(base, uniform_weights=True)),
         Variant("no_gate", "corrective gate off", replace(base, gate=False)),
-        Variant("no_entity_expansion", "no entity-enhanced query", replace(base, entity_expansion=False)),
+        Variant("no_entity_expansion", "no entity-enhanced query", replace(base, entity_expansion=False))
+        if entity_expansion else
+        Variant("with_entity_expansion", "entity-enhanced query (opt-in)", replace(base, entity_expansion=True)),
     ]
     return out
 

@@ -155,8 +155,10 @@ def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
             req.intent = _inherited_intent(req, history[-1])
     with req.stages.stage("expand"):
         today = req.options.today or date.today()
+        expanded = req.options.entity_expansion
         req.expansion = expand_query(req.condensed.question, req.intent.intent, cfg, req.kb.tokenizer, today,
-                                     req.options.entity_expansion, req.kb.entity_aliases())
+                                     cfg.query.entity_expansion if expanded is None else expanded,
+                                     req.kb.entity_aliases())
 
 
 def _inherited_intent(req: _Request, previous: Turn) -> IntentResult:
@@ -262,7 +264,7 @@ def _base_trace(req: _Request) -> dict[str, Any]:
 def _options_view(options: PipelineOptions) -> dict[str, Any]:
     return {"channels": list(options.channels) if options.channels is not None else None,
             "uniform_weights": options.uniform_weights, "gate": options.gate,
-            "entity_expansion": options.entity_expansion, "use_llm": options.use_llm,
+            "entity_expansion": options.entity_expansion, "use_llm": options.use_llm,  # None: the config's
             "today": options.today.isoformat() if options.today else None, "log": options.log}
 
 

@@ -51,8 +51,8 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     for q in questions:
         condensed = condense(q.question, q.history, None, cfg.prompts.condense).question
         intent = classify(condensed, cfg.intents, None).intent
-        expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(), True,
-                                 kb.entity_aliases())
+        expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(),
+                                 cfg.query.entity_expansion, kb.entity_aliases())
         runs = run_channels(kb, expansion, PipelineOptions(log=False))
         # what fusion would see: the same filters as the pipeline (the proximity boost is not searched over)
         rankings = {name: [h.chunk_id for h in hits] for name, hits in fusion_inputs(kb, runs, intent).items()}
