@@ -9,6 +9,7 @@ same-sentence co-occurrence as weak edges.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -64,6 +65,11 @@ _FLOOR_AFTER = re.compile(r"(?:[\d一二三四五六七八九十]{1,3}(?:楼|层
 _TABLE_CELL = re.compile(rf"(?<=\|)\s*([{CJK}]{{2,3}})\s*(?=\|)")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 
+# What each pattern cannot match without (every alternative of PHONE has three digits in a row, of _DATE
+# four or 年): a failed substring test skips a pattern whose look-behind start is tried at every position.
+_THREE_DIGITS = re.compile(r"\d\d\d")
+_FOUR_DIGITS = re.compile(r"\d\d\d\d")
+
 MAX_STEM, MAX_CHAINED_STEM = 12, 7  # longer runs are clauses, not names
 DOC_NUMBER = "〔[［"
 _ORDINAL = re.compile(r"第?[\d一二三四五六七八九十百千两几多]+[个项位门次名届]?")
@@ -104,11 +110,15 @@ def _regulations(text: str) -> list[Entity]:
 
 
 def _emails(text: str) -> list[Entity]:
+    if "@" not in text:
+        return []
     return [Entity(m.group(), "email", m.start(), m.end()) for m in EMAIL.finditer(text)]
 
 
 def _phones(text: str) -> list[Entity]:
-    out = []
+    out: list[Entity] = []
+    if not _THREE_DIGITS.search(text):
+        return out
     for m in PHONE.finditer(text):
         digits = m.group()
         if len(digits) == 8 and _YYYYMMDD.fullmatch(digits):
@@ -118,7 +128,9 @@ def _phones(text: str) -> list[Entity]:
 
 
 def _dates(text: str) -> list[Entity]:
-    out = []
+    out: list[Entity] = []
+    if "年" not in text and not _FOUR_DIGITS.search(text):
+        return out
     for m in _DATE.finditer(text):
         values = find_dates(m.group())
         if values:
@@ -127,10 +139,14 @@ def _dates(text: str) -> list[Entity]:
 
 
 def _amounts(text: str) -> list[Entity]:
+    if "元" not in text and "%" not in text and "％" not in text and "百分之" not in text:
+        return []
     return [Entity(m.group().replace(" ", ""), "amount", m.start(), m.end()) for m in _AMOUNT.finditer(text)]
 
 
 def _rooms(text: str) -> list[Entity]:
+    if "室" not in text and "房间" not in text:
+        return []
     return [Entity(m.group(), "place", m.start(), m.end()) for m in _ROOM.finditer(text)]
 
 
@@ -279,10 +295,22 @@ def _surname_at(text: str, pos: int) -> int:
 
 
 def _resolve(found: Sequence[Entity]) -> list[Entity]:
-    """Keep non-overlapping mentions, preferring higher-priority kinds, then longer spans."""
+    """Keep non-overlapping mentions, preferring higher-priority kinds, then longer spans.
+
+    The kept spans never overlap, so sorted by start they are sorted by end too: the one kept span a
+    candidate could overlap first is the first ending after the candidate starts (bisect, not a scan).
+    """
     order = sorted(found, key=lambda e: (_PRIORITY[e.kind], -(e.end - e.start), e.start))
     kept: list[Entity] = []
+    starts: list[int] = []
+    ends: list[int] = []
     for entity in order:
-        if all(entity.end <= k.start or k.end <= entity.start for k in kept):
-            kept.append(entity)
-    return sorted(kept, key=lambda e: (e.start, e.end))
+        i = bisect.bisect_right(ends, entity.start)
+        if i == len(ends) or entity.end <= starts[i]:
+            j = bisect.bisect_left(starts, entity.start)
+            while j < len(starts) and (starts[j], ends[j]) <= (entity.start, entity.end):
+                j += 1
+            kept.insert(j, entity)
+            starts.insert(j, entity.start)
+            ends.insert(j, entity.end)
+    return kept
