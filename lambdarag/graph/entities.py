@@ -1,10 +1,13 @@
-"""Rule entity extraction and relation patterns for Chinese administrative text.
+"""Rule entity extraction for Chinese administrative text, merged with the English rules (lambdarag.graph.english).
 
 Pure regex over the text, compiled once: organisations and places are CJK runs ending in a
 suffix (财务处, 致远楼), trimmed of the verbs and particles in front of them; people are surname
 names next to a role; regulations sit in 《》; phones, e-mails, dates and amounts have their own
-patterns. Relations come from trigger words between two entities of one sentence, plus
-same-sentence co-occurrence as weak edges.
+patterns. English text (filings, earnings releases) adds organisations, tickers, people, roles, places,
+amounts and dates from lambdarag.graph.english; text without a Latin letter or a currency sign never
+reaches those rules, so Chinese text yields what it always has. Relations (lambdarag.graph.relations)
+come from trigger words between two entities of one sentence, plus same-sentence co-occurrence as
+weak edges.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from lambdarag.graph.english import english_entities
 from lambdarag.graph.lexicon import (
     BAD_TAILS,
     CJK,
@@ -75,8 +79,8 @@ DOC_NUMBER = "〔[［"
 _ORDINAL = re.compile(r"第?[\d一二三四五六七八九十百千两几多]+[个项位门次名届]?")
 
 # Priority when spans overlap: the earlier kind wins, then the longer span.
-_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "org": 5, "place": 6,
-             "role": 7, "person": 8}
+_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "ticker": 5, "org": 6, "place": 7,
+             "role": 8, "person": 9}
 
 
 # --- Extraction -----------------------------------------------------------------------------------
@@ -90,6 +94,7 @@ def extract_entities(text: str) -> list[Entity]:
     found += _people(text, roles, [e for e in found if e.kind in ("org", "place")])
     if roles and "|" in text:
         found += _table_people(text)
+    found += english_entities(text)
     return _resolve(found)
 
 
