@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from lambdarag.graph.english import english_entities, join_sentences, short_name
-from lambdarag.graph.entities import extract_entities
+from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.text.tokenizer import split_sentences
 
 
@@ -158,6 +158,13 @@ def test_sentences_split_inside_names_are_joined_for_the_graph() -> None:
     assert join_sentences(block)[1] == "Maria Lopez\nChief Financial Officer"
     chinese = ["财务处负责解释。", "本办法自2024年7月1日起施行。"]
     assert join_sentences(chinese) == chinese
+
+
+def test_entity_key_keeps_spaces_between_latin_words_only() -> None:
+    assert entity_key("Bank  of\nAmerica") == "Bank of America"
+    assert entity_key("Contoso, Inc.") == "Contoso, Inc."
+    assert entity_key("江城大学 财务处") == "江城大学财务处"
+    assert entity_key("GB/T 7714 标准") == "GB/T7714标准"
 
 
 def test_short_names_drop_the_legal_form() -> None:

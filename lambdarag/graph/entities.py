@@ -100,10 +100,25 @@ def extract_entities(text: str) -> list[Entity]:
 
 @functools.lru_cache(maxsize=65536)
 def entity_key(name: str) -> str:
-    """Normalised form of an entity name, used as graph node id and for matching."""
+    """Normalised form of an entity name, used as graph node id and for matching.
+
+    Whitespace goes, except one space between Latin words (Bank of America, Contoso, Inc.): an English
+    name written without its spaces would only match inside other words.
+    """
     name = name.strip().replace("《", "").replace("》", "")
     name = name.translate(_FULLWIDTH)
-    return re.sub(r"\s+", "", name)
+    return _WHITESPACE.sub(_key_space, name)
+
+
+_WHITESPACE = re.compile(r"\s+")
+_LATIN_LEFT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.,&'’)")
+_LATIN_RIGHT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz&(")
+
+
+def _key_space(m: re.Match[str]) -> str:
+    text, start, end = m.string, m.start(), m.end()
+    latin = start > 0 and end < len(text) and text[start - 1] in _LATIN_LEFT and text[end] in _LATIN_RIGHT
+    return " " if latin else ""
 
 
 _FULLWIDTH = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
