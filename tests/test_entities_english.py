@@ -4,11 +4,15 @@ Chinese text untouched, spans exact; and the graph channel answering an English 
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
+from test_channel_graph import make_domain
 
+from lambdarag.graph.build import alias_index, build_graph
 from lambdarag.graph.english import english_entities, join_sentences, short_name
 from lambdarag.graph.entities import entity_key, extract_entities
+from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import split_sentences
 
 
@@ -174,3 +178,23 @@ def test_short_names_drop_the_legal_form() -> None:
     assert short_name("Securities and Exchange Commission") is None  # no legal form
     assert short_name("The Company") is None
     assert short_name("江城大学财务处") is None
+
+
+CHUNKS = [
+    Chunk("contoso-10k#0000", "contoso-10k", "Contoso 10-K", "Contoso 10-K > Item 1",
+          "Contoso Ltd. (NYSE: CTSO) is headquartered in Austin, Texas. Jane Q. Doe, Chief Executive Officer, "
+          "leads the company."),
+    Chunk("contoso-10k#0001", "contoso-10k", "Contoso 10-K", "Contoso 10-K > Item 7",
+          "Net sales of Contoso Ltd. were $1.2 billion in fiscal 2023, up 12.5 percent."),
+    Chunk("fabrikam-8k#0000", "fabrikam-8k", "Fabrikam 8-K", "Fabrikam 8-K > Item 2.02",
+          "Fabrikam, Inc. reported revenue of $310 million for the third quarter of 2023."),
+    Chunk("fabrikam-8k#0001", "fabrikam-8k", "Fabrikam 8-K", "Fabrikam 8-K > Item 9.01",
+          "Contoso, Inc. is a supplier of Fabrikam, Inc. under a five-year agreement."),
+]
+
+
+def test_english_organisations_get_their_short_name_as_alias(tmp_path: Path) -> None:
+    index = alias_index(build_graph(CHUNKS, make_domain(tmp_path).config)[0])
+    assert set(index["contoso"]) == {"Contoso Ltd.", "Contoso, Inc."}
+    assert index["contoso ltd."] == ["Contoso Ltd."]
+    assert index["ctso"] == ["CTSO"]
