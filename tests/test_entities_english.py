@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from test_channel_graph import make_domain
 
+from lambdarag.channels import graph
 from lambdarag.graph.build import alias_index, build_graph
 from lambdarag.graph.english import english_entities, join_sentences, short_name
 from lambdarag.graph.entities import entity_key, extract_entities
@@ -198,3 +199,18 @@ def test_english_organisations_get_their_short_name_as_alias(tmp_path: Path) -> 
     assert set(index["contoso"]) == {"Contoso Ltd.", "Contoso, Inc."}
     assert index["contoso ltd."] == ["Contoso Ltd."]
     assert index["ctso"] == ["CTSO"]
+
+
+def test_graph_channel_answers_english_questions_by_company_name(tmp_path: Path) -> None:
+    domain = make_domain(tmp_path)
+    graph.build(domain, CHUNKS, progress=False)
+    channel = graph.load(domain, CHUNKS)
+    assert channel.match("What were Contoso Ltd.'s net sales?") == {"Contoso Ltd.": 0.9, "Contoso, Inc.": 0.6}
+    hits = channel.search("What were Contoso Ltd.'s net sales?", 5)
+    assert {h.chunk_id for h in hits[:2]} == {"contoso-10k#0000", "contoso-10k#0001"}
+    assert set(channel.match("how big is contoso")) == {"Contoso Ltd.", "Contoso, Inc."}  # case-insensitive
+    assert channel.match("Where is Contosoville?") == {}  # no name cut out of a longer word
+    assert "CTSO" in channel.match("What does CTSO sell?")
+    assert "CTSO" not in channel.match("what does ctso sell?")  # a ticker counts only as written
+    hits = channel.search("Who is Jane Q. Doe?", 5)
+    assert [h.chunk_id for h in hits] == ["contoso-10k#0000"] and hits[0].entities[0] == "Jane Q. Doe"
