@@ -91,6 +91,8 @@ def test_people_after_honorifics() -> None:
         ("Our offices in St. Cloud, Minnesota are leased.", ["St. Cloud, Minnesota"]),
         ("We sell in Ohio, Texas and Utah.", []),  # a list of states is no city and its state
         ("Additionally, Texas enacted a law.", []),
+        ("It is governed by the laws of the State", []),  # the state's name is on the next line
+        ("Most sales are located in the United States.", ["United States"]),
     ],
 )
 def test_places(text: str, expected: list[str]) -> None:

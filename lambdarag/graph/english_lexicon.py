@@ -85,5 +85,10 @@ COUNTRIES = (*words(
 REGIONS = ("Europe", "Asia", "Africa", "North America", "South America", "Latin America", "Central America",
            "Asia Pacific", "Middle East", "European Union", "Caribbean", "Eastern Europe", "Western Europe")
 PLACE_NAMES = frozenset([*US_STATES, *COUNTRIES])
+# Words that are a place only with a name (State of Ohio, New York): alone they are a cut-off line or a heading.
+NOT_ALONE = frozenset(words(
+    "State States Commonwealth Republic City County Town Village Province Territory District Country Nation North "
+    "South East West Northern Southern Eastern Western Central Greater New Old United Middle Latin Upper Lower"
+))
 # Words that are no part of a place name (geography and "New" are: New Brighton, North Bay).
 NOT_PLACE_WORDS = NOT_NAME_WORDS - frozenset([*GEOGRAPHIC, "New", "Old", "Central", "National", "Capital"])

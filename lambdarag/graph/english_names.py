@@ -21,6 +21,7 @@ from lambdarag.graph.english_lexicon import (
     COUNTRIES,
     MONTHS,
     NOISE,
+    NOT_ALONE,
     NOT_NAME_WORDS,
     NOT_PLACE_WORDS,
     PLACE_NAMES,
@@ -200,6 +201,8 @@ def _place(text: str, start: int, end: int) -> Entity | None:
         found.pop()
     if not found or any(_not_place(w.group()) for w in found):
         return None
+    if all(w.group() in NOT_ALONE for w in found) and " ".join(w.group() for w in found) not in PLACE_NAMES:
+        return None  # the State, North: a place whose name went on to the next line
     return entity(text, start, found[-1].end(), "place")
 
 
