@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -177,12 +178,14 @@ class GraphChannel:
         spans: list[tuple[int, int, str]] = []
         for i in range(len(text) - 1):
             for alias in self._by_prefix.get(text[i:i + 2], ()):
-                if text.startswith(alias, i):
+                if text.startswith(alias, i) and (not alias.isascii() or _whole_words(text, i, i + len(alias))):
                     spans.append((i, i + len(alias), alias))
         found: dict[str, float] = {}
         for start, end, alias in spans:
             inner = any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans)
             for node in self.aliases[alias]:
+                if self.graph.nodes[node]["kind"] == "ticker" and not _written(node, query):
+                    continue  # a symbol counts only in capitals: "ALL" or "KEY" in a question is a word
                 strength = INSIDE if inner else EXACT if node == alias else ALIAS
                 found[node] = max(found.get(node, 0.0), strength)
         return found
@@ -228,6 +231,22 @@ class GraphChannel:
                 for s, _, d in self.graph.in_edges(node, data=True)]
         out.sort(key=lambda item: (-item[2], item[0]))
         return out[:MAX_FANOUT]
+
+
+def _whole_words(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is not cut out of a longer Latin word or number (contoso in contosoville).
+
+    Checked for ASCII aliases only: Chinese is written without spaces between words.
+    """
+    def ascii_alnum(pos: int) -> bool:
+        return 0 <= pos < len(text) and text[pos].isascii() and text[pos].isalnum()
+
+    return not (ascii_alnum(start) and ascii_alnum(start - 1)) and not (ascii_alnum(end - 1) and ascii_alnum(end))
+
+
+def _written(symbol: str, query: str) -> bool:
+    """Whether the ticker ``symbol`` stands in ``query`` as written, as a word of its own."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(symbol)}(?![A-Za-z0-9])", query) is not None
 
 
 def _shown_path(contributors: list[tuple[float, str]], reached: dict[str, Reach]) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from lambdarag.errors import ServiceError
+from lambdarag.graph.english import join_sentences, short_name
 from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.relations import extract_relations
 from lambdarag.graph.schema import KINDS, NODE_KINDS, RELATIONS, Relation
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from lambdarag.models.llm import LLMClient
 
 LLM_WEIGHT = 0.8  # LLM relations are trusted a little less than the explicit patterns
-EXTRACTOR_VERSION = 2  # bump when extraction rules change the graph: the manifest records it
+EXTRACTOR_VERSION = 3  # bump when extraction rules change the graph: the manifest records it
 _REGULATION_TITLE = re.compile(
     r"^(.{2,60}?(?:办法|规定|细则|条例|规则|规程|章程|实施意见|管理制度))(?:[（(][^）)]*[）)])?$"
 )
@@ -72,7 +73,7 @@ def build_graph(
         subject = regulation_subject(chunk.title)
         if subject:
             _add_node(graph, subject, "regulation", chunk.chunk_id, chunk.title)
-        for sentence in split_sentences(chunk.text):
+        for sentence in join_sentences(split_sentences(chunk.text)):
             entities = extract_entities(sentence)
             for e in entities:
                 if e.kind in NODE_KINDS:
@@ -174,7 +175,8 @@ def _merge_into(graph: nx.DiGraph, old: str, new: str) -> None:
 
 
 def alias_index(graph: nx.DiGraph, synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, list[str]]:
-    """Normalised alias → node ids: names, surface forms, merged long names, regulation short names, synonyms."""
+    """Normalised alias → node ids: names, surface forms, merged long names, regulation short names, English
+    organisations without their legal form (Contoso for Contoso, Inc. and Contoso Ltd.), synonyms."""
     index: dict[str, list[str]] = {}
 
     def add(alias: str, node: str) -> None:
@@ -187,6 +189,8 @@ def alias_index(graph: nx.DiGraph, synonyms: Mapping[str, Sequence[str]] = {}) -
         add(node, node)
         for alias in attrs["aliases"]:
             add(alias, node)
+        if attrs["kind"] == "org" and (short := short_name(node)):
+            add(short, node)
         if attrs["kind"] == "regulation":
             for org in orgs:  # 江城大学预算管理办法 is also asked for as 预算管理办法
                 if node.startswith(org) and len(node) - len(org) >= 4:

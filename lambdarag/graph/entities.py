@@ -1,18 +1,23 @@
-"""Rule entity extraction and relation patterns for Chinese administrative text.
+"""Rule entity extraction for Chinese administrative text, merged with the English rules (lambdarag.graph.english).
 
 Pure regex over the text, compiled once: organisations and places are CJK runs ending in a
 suffix (财务处, 致远楼), trimmed of the verbs and particles in front of them; people are surname
 names next to a role; regulations sit in 《》; phones, e-mails, dates and amounts have their own
-patterns. Relations come from trigger words between two entities of one sentence, plus
-same-sentence co-occurrence as weak edges.
+patterns. English text (filings, earnings releases) adds organisations, tickers, people, roles, places,
+amounts and dates from lambdarag.graph.english; text without a Latin letter or a currency sign never
+reaches those rules, so Chinese text yields what it always has. Relations (lambdarag.graph.relations)
+come from trigger words between two entities of one sentence, plus same-sentence co-occurrence as
+weak edges.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
 
+from lambdarag.graph.english import english_entities
 from lambdarag.graph.lexicon import (
     BAD_TAILS,
     CJK,
@@ -64,13 +69,18 @@ _FLOOR_AFTER = re.compile(r"(?:[\d一二三四五六七八九十]{1,3}(?:楼|层
 _TABLE_CELL = re.compile(rf"(?<=\|)\s*([{CJK}]{{2,3}})\s*(?=\|)")
 _YYYYMMDD = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 
+# What each pattern cannot match without (every alternative of PHONE has three digits in a row, of _DATE
+# four or 年): a failed substring test skips a pattern whose look-behind start is tried at every position.
+_THREE_DIGITS = re.compile(r"\d\d\d")
+_FOUR_DIGITS = re.compile(r"\d\d\d\d")
+
 MAX_STEM, MAX_CHAINED_STEM = 12, 7  # longer runs are clauses, not names
 DOC_NUMBER = "〔[［"
 _ORDINAL = re.compile(r"第?[\d一二三四五六七八九十百千两几多]+[个项位门次名届]?")
 
 # Priority when spans overlap: the earlier kind wins, then the longer span.
-_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "org": 5, "place": 6,
-             "role": 7, "person": 8}
+_PRIORITY = {"regulation": 0, "email": 1, "phone": 2, "date": 3, "amount": 4, "ticker": 5, "org": 6, "place": 7,
+             "role": 8, "person": 9}
 
 
 # --- Extraction -----------------------------------------------------------------------------------
@@ -84,15 +94,31 @@ def extract_entities(text: str) -> list[Entity]:
     found += _people(text, roles, [e for e in found if e.kind in ("org", "place")])
     if roles and "|" in text:
         found += _table_people(text)
+    found += english_entities(text)
     return _resolve(found)
 
 
 @functools.lru_cache(maxsize=65536)
 def entity_key(name: str) -> str:
-    """Normalised form of an entity name, used as graph node id and for matching."""
+    """Normalised form of an entity name, used as graph node id and for matching.
+
+    Whitespace goes, except one space between Latin words (Bank of America, Contoso, Inc.): an English
+    name written without its spaces would only match inside other words.
+    """
     name = name.strip().replace("《", "").replace("》", "")
     name = name.translate(_FULLWIDTH)
-    return re.sub(r"\s+", "", name)
+    return _WHITESPACE.sub(_key_space, name)
+
+
+_WHITESPACE = re.compile(r"\s+")
+_LATIN_LEFT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.,&'’)")
+_LATIN_RIGHT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz&(")
+
+
+def _key_space(m: re.Match[str]) -> str:
+    text, start, end = m.string, m.start(), m.end()
+    latin = start > 0 and end < len(text) and text[start - 1] in _LATIN_LEFT and text[end] in _LATIN_RIGHT
+    return " " if latin else ""
 
 
 _FULLWIDTH = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
@@ -104,11 +130,15 @@ def _regulations(text: str) -> list[Entity]:
 
 
 def _emails(text: str) -> list[Entity]:
+    if "@" not in text:
+        return []
     return [Entity(m.group(), "email", m.start(), m.end()) for m in EMAIL.finditer(text)]
 
 
 def _phones(text: str) -> list[Entity]:
-    out = []
+    out: list[Entity] = []
+    if not _THREE_DIGITS.search(text):
+        return out
     for m in PHONE.finditer(text):
         digits = m.group()
         if len(digits) == 8 and _YYYYMMDD.fullmatch(digits):
@@ -118,7 +148,9 @@ def _phones(text: str) -> list[Entity]:
 
 
 def _dates(text: str) -> list[Entity]:
-    out = []
+    out: list[Entity] = []
+    if "年" not in text and not _FOUR_DIGITS.search(text):
+        return out
     for m in _DATE.finditer(text):
         values = find_dates(m.group())
         if values:
@@ -127,10 +159,14 @@ def _dates(text: str) -> list[Entity]:
 
 
 def _amounts(text: str) -> list[Entity]:
+    if "元" not in text and "%" not in text and "％" not in text and "百分之" not in text:
+        return []
     return [Entity(m.group().replace(" ", ""), "amount", m.start(), m.end()) for m in _AMOUNT.finditer(text)]
 
 
 def _rooms(text: str) -> list[Entity]:
+    if "室" not in text and "房间" not in text:
+        return []
     return [Entity(m.group(), "place", m.start(), m.end()) for m in _ROOM.finditer(text)]
 
 
@@ -279,10 +315,22 @@ def _surname_at(text: str, pos: int) -> int:
 
 
 def _resolve(found: Sequence[Entity]) -> list[Entity]:
-    """Keep non-overlapping mentions, preferring higher-priority kinds, then longer spans."""
+    """Keep non-overlapping mentions, preferring higher-priority kinds, then longer spans.
+
+    The kept spans never overlap, so sorted by start they are sorted by end too: the one kept span a
+    candidate could overlap first is the first ending after the candidate starts (bisect, not a scan).
+    """
     order = sorted(found, key=lambda e: (_PRIORITY[e.kind], -(e.end - e.start), e.start))
     kept: list[Entity] = []
+    starts: list[int] = []
+    ends: list[int] = []
     for entity in order:
-        if all(entity.end <= k.start or k.end <= entity.start for k in kept):
-            kept.append(entity)
-    return sorted(kept, key=lambda e: (e.start, e.end))
+        i = bisect.bisect_right(ends, entity.start)
+        if i == len(ends) or entity.end <= starts[i]:
+            j = bisect.bisect_left(starts, entity.start)
+            while j < len(starts) and (starts[j], ends[j]) <= (entity.start, entity.end):
+                j += 1
+            kept.insert(j, entity)
+            starts.insert(j, entity.start)
+            ends.insert(j, entity.end)
+    return kept

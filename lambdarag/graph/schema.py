@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KINDS = ("org", "role", "person", "regulation", "phone", "email", "date", "amount", "place")
+KINDS = ("org", "role", "person", "regulation", "phone", "email", "date", "amount", "place", "ticker")
 
 
 @dataclass(frozen=True)
 class Entity:
     """One mention: canonical name, kind, and the span of its surface text in the input."""
 
-    name: str  # regulations without 《》, dates normalised ("2024-07-01"), others as written
+    name: str  # regulations without 《》, Chinese dates normalised ("2024-07-01"), others as written
     kind: str
     start: int
     end: int
@@ -32,7 +32,7 @@ class Relation:
     weight: float
 
 
-NODE_KINDS = frozenset({"org", "person", "regulation", "role", "place", "phone", "email"})
+NODE_KINDS = frozenset({"org", "person", "regulation", "role", "place", "phone", "email", "ticker"})
 
 
 RELATIONS = ("belongs_to", "based_on", "responsible_for", "issued_by", "contact", "revises", "repeals")
