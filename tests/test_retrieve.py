@@ -135,7 +135,7 @@ def test_retrieve_finds_the_contact_chunk_and_traces_every_channel(kb: Knowledge
     r = retrieve(kb, question, expand(kb, question, "person"), "person", PipelineOptions())
     assert r.fused[0].chunk_id == chunk_with(kb, "027-88886666")
     # the person intent's; the document channel's scaled by what documents hold beyond one chunk
-    assert r.weights == {"bm25": 0.8, "vector": 0.5, "graph": 0.3, "wiki": 0.5, "document": 2.0}
+    assert r.weights == {"bm25": 0.8, "vector": 0.8, "graph": 0.3, "wiki": 0.5, "document": 2.0}
     assert 0 < kb.document_spread < 1
     assert r.gate.passed and r.gate.kept == "first" and len(r.gate.attempts) == 1
     trace = retrieval_trace(r)
@@ -273,7 +273,7 @@ def test_failed_and_slow_channels_are_left_out_with_the_reason(small: Domain) ->
     assert runs["wiki"].error == "RuntimeError: wiki pages unreadable"
     outcome = rank(kb, runs, "fact", exp, PipelineOptions())
     assert set(outcome.weights) == {"bm25", "vector"}
-    expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 0.5},
+    expected = weighted_rrf({n: c.search("", 30) for n, c in good.items()}, {"bm25": 1.0, "vector": 1.0},
                             kb.config.retrieval.rrf_k)
     expected = proximity_boost(expected, kb.chunks, exp.keywords, kb.config.retrieval.proximity_boost, 30)
     assert outcome.fused == [f for f in expected if f.chunk_id != "zz#9"]  # unknown (stale) ids dropped

@@ -37,6 +37,12 @@ def write_logs(domain: Domain, records: list[dict[str, Any]], ratings: dict[str,
         "".join(json.dumps({"request_id": k, "rating": v}) + "\n" for k, v in ratings.items()), encoding="utf-8")
 
 
+def favour_bm25(domain: Domain) -> None:
+    """Fact weights favouring BM25 (the logged requests were served with them): the tuner has something to fix."""
+    domain.instance_file.write_text("intents:\n  classes:\n    fact:\n      weights: {bm25: 1.0, vector: 0.5}\n",
+                                    encoding="utf-8")
+
+
 @pytest.fixture
 def domain(tmp_path: Path) -> Domain:
     return init_domain("tuned", tmp_path)
@@ -105,6 +111,7 @@ def test_thin_data_says_so_and_writes_nothing(domain: Domain, capsys: pytest.Cap
 
 
 def test_proposal_then_apply_with_backup(domain: Domain, capsys: pytest.CaptureFixture[str]) -> None:
+    favour_bm25(domain)
     write_logs(domain, [log_record(i) for i in range(40)], {f"r{i:03d}": "up" for i in range(40)})
     original = domain.instance_file.read_text(encoding="utf-8")
     args = ["tune", "--domain", "tuned", "--base-dir", str(domain.root.parent)]
@@ -125,6 +132,7 @@ def test_proposal_then_apply_with_backup(domain: Domain, capsys: pytest.CaptureF
 
 
 def test_apply_right_away_and_bad_arguments(domain: Domain, capsys: pytest.CaptureFixture[str]) -> None:
+    favour_bm25(domain)
     write_logs(domain, [log_record(i) for i in range(30)], {f"r{i:03d}": "up" for i in range(30)})
     base = ["tune", "--domain", "tuned", "--base-dir", str(domain.root.parent)]
     assert main([*base, "--apply"]) == 0
