@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from lambdarag.channels import document as document_channel
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
 from lambdarag.text.tokenizer import keyword_share, normalize, split_sentences
@@ -63,7 +64,7 @@ def weighted_rrf(rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, fl
     return order(fused)
 
 
-DOCUMENT = "document"  # the channel whose hits are documents (channels.document.NAME)
+DOCUMENT = document_channel.NAME  # the channel whose hits are documents
 
 
 def fuse(rankings: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int,
