@@ -74,7 +74,7 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     docs: list[dict[str, Any]] = list(corpus) if corpus is not None else list(documents_from_chunks(kb))
     baseline = NaiveBM25(docs) if settings.baseline else None
     doc_text = {str(d["doc_id"]): f"{d.get('title') or ''}\n{d.get('text') or ''}" for d in docs}
-    levels = Levels(lambda cid: kb.chunks[cid].doc_id if cid in kb.chunks else "", src_doc_map(docs), doc_text,
+    levels = Levels(kb.doc_of, src_doc_map(docs), doc_text,
                     lambda cid: locator_pages(kb.chunks[cid].locator) if cid in kb.chunks else ())
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from lambdarag.retrieval.knowledge import KnowledgeBase
 
 FULL = "full"
+SINGLE_CHANNEL_PREFIX = "only_"  # the variants with one channel: only_bm25, only_vector…
 BASELINE = "baseline"
 RANK_CUTOFFS = (1, 5, 10)
 KEEP_RANKED = 10  # documents kept per record, enough for every cut-off
@@ -90,7 +91,8 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
         out.append(Variant(BASELINE, "naive peer: jieba + BM25Okapi over whole documents", None))
     if not ablations:
         return out
-    out += [Variant(f"only_{name}", f"{name} channel alone", replace(base, channels=(name,))) for name in channels]
+    out += [Variant(f"{SINGLE_CHANNEL_PREFIX}{name}", f"{name} channel alone", replace(base, channels=(name,)))
+            for name in channels]
     if leave_one_out and len(channels) > 2:
         out += [Variant(f"without_{name}", f"every channel but {name}",
                         replace(base, channels=tuple(c for c in channels if c != name))) for name in channels]

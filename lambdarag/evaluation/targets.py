@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lambdarag.errors import InputError
-from lambdarag.evaluation.runner import FULL
+from lambdarag.evaluation.runner import FULL, SINGLE_CHANNEL_PREFIX
 from lambdarag.evaluation.summary import LOWER_IS_BETTER
 
 BEST_CHANNEL = "best_channel"  # the best of the only_<channel> variants
-SINGLE_CHANNEL_PREFIX = "only_"
 _SPEC = re.compile(r"^(?P<metric>[\w@.]+)\s*(?P<op>=|>)\s*(?P<ref>[A-Za-z_]\w*)?\s*(?P<offset>[+-]?\s*\d*\.?\d+)?$")
 
 

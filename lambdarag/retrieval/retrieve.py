@@ -48,6 +48,7 @@ class FusionOutcome:
     candidates: int = 0
     ranking: list[str] = field(default_factory=list)  # chunk ids of the fused ranking past the cut (RANKING_DEPTH)
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
+    document_spread: float = 0.0  # KnowledgeBase.document_spread, which scaled the document channel's weight
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,6 @@ def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date
     if intent in HISTORY_INTENTS or not superseded_penalty(kb):
         return {}
     return kb.versions.demoted(question, today)
-
-
-def fusion_inputs(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str) -> dict[str, list[Hit]]:
-    """The rankings weighted RRF fuses (fusion_filter without its notes)."""
-    return fusion_filter(kb, runs, intent)[0]
 
 
 def fusion_filter(kb: KnowledgeBase, runs: Mapping[str, ChannelRun],
@@ -150,7 +146,8 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
         fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
     return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused),
-                         [f.chunk_id for f in fused[: max(RANKING_DEPTH, cfg.final_top_k)]], notes)
+                         [f.chunk_id for f in fused[: max(RANKING_DEPTH, cfg.final_top_k)]], notes,
+                         kb.document_spread)
 
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -190,12 +187,12 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
         if not passed:
             reason = "gate disabled: " + reason if not options.gate else "retries disabled: " + reason
         return _result(first, GateDecision(first.overlap, passed, threshold, reason=reason,
-                                           attempts=[first.summary]), demoted, kb.document_spread)
+                                           attempts=[first.summary]), demoted)
     rewritten = core_rewrite(question, expansion, kb.tokenizer)
     if not rewritten or normalize(rewritten) == normalize(question):
         gate = GateDecision(first.overlap, False, threshold, reason=gate_reason(first.overlap, threshold, None, None),
                             attempts=[first.summary])
-        return _result(first, gate, demoted, kb.document_spread)
+        return _result(first, gate, demoted)
     second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords, demoted)
     better = second.overlap > first.overlap
     kept = second if better else first
@@ -205,12 +202,13 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
         reason=gate_reason(first.overlap, threshold, second.overlap, rewritten),
         attempts=[first.summary, second.summary],
     )
-    return _result(kept, gate, demoted, kb.document_spread)
+    return _result(kept, gate, demoted)
 
 
-def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str], spread: float) -> Retrieval:
+def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str]) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
-                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking), spread,
+                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking),
+                     attempt.outcome.document_spread,
                      dict(attempt.outcome.notes))
 
 

@@ -44,7 +44,7 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
     from lambdarag.query.expand import expand_query
     from lambdarag.query.intent import classify
     from lambdarag.retrieval.channel_run import run_channels
-    from lambdarag.retrieval.retrieve import fusion_inputs
+    from lambdarag.retrieval.retrieve import fusion_filter
 
     cfg = kb.config
     samples = []
@@ -55,7 +55,8 @@ def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion])
                                  cfg.query.entity_expansion, kb.entity_aliases())
         runs = run_channels(kb, expansion, PipelineOptions(log=False))
         # what fusion would see: the same filters as the pipeline (the proximity boost is not searched over)
-        rankings = {name: [h.chunk_id for h in hits] for name, hits in fusion_inputs(kb, runs, intent).items()}
+        filtered, _notes = fusion_filter(kb, runs, intent)
+        rankings = {name: [h.chunk_id for h in hits] for name, hits in filtered.items()}
         gold = set(q.gold_doc_ids)
         relevant = [c for ids in rankings.values() for c in ids if c in kb.chunks and kb.chunks[c].doc_id in gold]
         if gold:
