@@ -1,4 +1,5 @@
-"""`lambdarag tune`: propose per-intent RRF weights (and k) from rated requests and labelled questions."""
+"""`lambdarag tune`: propose per-intent RRF weights (and k), then a learned ranking stage, from rated requests and
+labelled questions; nothing changes without --apply."""
 
 from __future__ import annotations
 
@@ -8,19 +9,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.commands.domains import add_domain_args
-from lambdarag.errors import InputError
+from lambdarag.errors import IndexMismatchError, InputError
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
+    from lambdarag.tuning.learn import LearnedTuning
+    from lambdarag.tuning.run import TuneSettings, TuningOutcome
     from lambdarag.tuning.search import TuningResult
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("tune", help="propose per-intent channel weights from feedback logs (and labelled questions)",
+    p = sub.add_parser("tune", help="propose channel weights and a learned ranking stage from feedback logs "
+                                    "(and labelled questions)",
                        description="Reads feedback/query_log.jsonl joined with ratings.jsonl (and --questions), "
-                                   "tunes each intent with enough samples on a train split, reports held-out MRR "
-                                   "and writes a proposed instance.yml patch to feedback/tuning/. Nothing changes "
-                                   "without --apply.")
+                                   "tunes each intent with enough samples on a train split, then trains the "
+                                   "learned ranking stage under the proposed weights; reports held-out MRR, writes "
+                                   "a proposed instance.yml patch to feedback/tuning/ and the proposed model to "
+                                   "index/fusion/proposed.json. Nothing changes without --apply.")
     add_domain_args(p)
     p.add_argument("--questions", type=Path, help="labelled questions.jsonl (gold_doc_ids) to tune on as well")
     p.add_argument("--min-samples", type=int, default=20, help="samples an intent needs to be tuned (default 20)")
@@ -28,8 +33,13 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the train / held-out split (default 0)")
     p.add_argument("--min-gain", type=float, default=0.01,
                    help="held-out MRR gain a change needs to be proposed (default 0.01)")
-    p.add_argument("--apply", nargs="?", const="", default=None, metavar="PATCH",
-                   help="merge the proposal (or a reviewed PATCH file) into instance.yml, keeping a backup")
+    p.add_argument("--weights", action=argparse.BooleanOptionalAction, default=True,
+                   help="tune the per-intent RRF weights (default on)")
+    p.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
+                   help="train the learned ranking stage (default on)")
+    p.add_argument("--apply", nargs="?", const="", default=None, metavar="FILE",
+                   help="apply what this run proposes (instance.yml patch with a backup, and the model); or apply "
+                        "a reviewed FILE: a .yml patch, or a model .json (index/fusion/proposed.json)")
     p.set_defaults(handler=cmd_tune)
 
 
@@ -55,38 +65,92 @@ def summary_lines(result: TuningResult) -> list[str]:
     return lines
 
 
+def learned_lines(learned: LearnedTuning | None) -> list[str]:
+    """The learned stage's held-out MRR, overall and per intent, and whether it is proposed."""
+    if learned is None:
+        return []
+    if learned.ranker is None:
+        return [f"learned stage: too few questions with a right and a wrong candidate ({learned.samples} samples, "
+                f"{learned.skipped} without both); weighted RRF stays"]
+    lines = [f"learned stage ({learned.samples} samples, C={learned.c:g}): held-out MRR {learned.before:.3f} -> "
+             f"{learned.after:.3f}   proposed: {'yes' if learned.improved else 'no'}"]
+    lines += [f"  {i:<11} {n:>5}  {b:.3f} -> {a:.3f}" for i, (n, b, a) in learned.per_intent.items()]
+    return lines
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     from lambdarag.config.domain import open_domain
-    from lambdarag.tuning.patch import current_weights, render_patch, write_proposal
-    from lambdarag.tuning.samples import collect_samples
-    from lambdarag.tuning.search import tune
+    from lambdarag.evaluation.dataset import load_questions
+    from lambdarag.retrieval.knowledge import KnowledgeBase
+    from lambdarag.tuning.run import TuneSettings, tune_knowledge
 
     if args.min_samples < 2 or not 0 < args.holdout < 1:
         raise InputError("--min-samples must be at least 2 and --holdout between 0 and 1", "fix the arguments")
     domain = open_domain(args.domain, args.base_dir)
     when = datetime.now().isoformat(timespec="seconds")
-    if args.apply:  # a reviewed patch file: apply it as it is, no tuning run
-        return _apply(domain, Path(args.apply).read_text(encoding="utf-8"), when)
-    samples, notes = collect_samples(domain, args.questions)
-    print("\n".join(notes))
-    result = tune(samples, current_weights(domain.config), domain.config.retrieval.rrf_k, args.min_samples,
-                  args.holdout, args.seed, args.min_gain)
-    if result.too_thin:
-        print(thin_message(result))
+    if args.apply:  # a reviewed file: apply it as it is, no tuning run
+        return _apply_file(domain, Path(args.apply), when)
+    questions = load_questions(args.questions) if args.questions is not None else []
+    settings = TuneSettings(args.min_samples, args.holdout, args.seed, args.min_gain, weights=args.weights,
+                            learned=args.learned)
+    try:
+        kb = KnowledgeBase.load(domain)
+    except IndexMismatchError as exc:
+        if questions or not args.weights:
+            raise
+        outcome = _logs_only(domain, settings, when, exc)  # the logged rankings can still move the weights
+    else:
+        outcome = tune_knowledge(kb, questions, settings, when)
+    print("\n".join(outcome.notes + ([f"labelled: {len(questions)} questions from {args.questions}"]
+                                    if args.questions is not None else [])))
+    result = outcome.weights
+    if result is not None:
+        print(thin_message(result) if result.too_thin else "\n".join(summary_lines(result)))
+    print("\n".join(learned_lines(outcome.learned)))
+    proposed = _write_proposals(domain, outcome, when)
+    if not proposed:
         return 0
-    print("\n".join(summary_lines(result)))
-    text = render_patch(result, domain.name, when)
-    print(f"proposal written to {write_proposal(domain, text, when)}")
     if args.apply is None:
-        print("nothing applied; review the proposal, then run with --apply [PATCH]")
+        print("nothing applied; review the proposal, then run with --apply [FILE]")
         return 0
-    return _apply(domain, text, when)
+    for path in proposed:
+        _apply_file(domain, path, when)
+    return 0
 
 
-def _apply(domain: Domain, text: str, when: str) -> int:
-    from lambdarag.tuning.patch import apply_patch
+def _logs_only(domain: Domain, settings: TuneSettings, when: str, why: IndexMismatchError) -> TuningOutcome:
+    """A domain that is not built: the weights from the logged rankings only, no learned stage."""
+    from lambdarag.tuning.run import TuningOutcome, propose_weights
 
-    backup = apply_patch(domain, text, when)
+    result, patch, notes = propose_weights(domain.config, domain.name, domain.feedback_dir, [], settings, when)
+    return TuningOutcome(result, patch, None, None, [*notes, f"learned stage skipped: {why.message}"])
+
+
+def _write_proposals(domain: Domain, outcome: TuningOutcome, when: str) -> list[Path]:
+    from lambdarag.retrieval.learned import PROPOSED_FILE, model_path, save_ranker
+    from lambdarag.tuning.patch import write_proposal
+
+    written = []
+    if outcome.weights is not None and not outcome.weights.too_thin:
+        written.append(write_proposal(domain, outcome.patch, when))
+        print(f"proposal written to {written[-1]}")
+    learned = outcome.learned
+    if learned is not None and learned.improved and learned.ranker is not None:
+        written.append(save_ranker(model_path(domain.index_dir, PROPOSED_FILE), learned.ranker))
+        print(f"learned stage proposed in {written[-1]}")
+    return written
+
+
+def _apply_file(domain: Domain, path: Path, when: str) -> int:
+    from lambdarag.tuning.patch import apply_model, apply_patch
+
+    if not path.is_file():
+        raise InputError(f"{path}: no such file", "pass a proposal written by lambdarag tune")
+    if path.suffix == ".json":
+        installed = apply_model(domain, path)
+        print(f"learned stage installed in {installed}; reload the service (SIGHUP or POST /admin/reload)")
+        return 0
+    backup = apply_patch(domain, path.read_text(encoding="utf-8"), when)
     if backup is None:
         print("no change to apply: instance.yml left as it is")
     else:

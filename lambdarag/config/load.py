@@ -112,6 +112,13 @@ def load_config_with_sources(
     return build(Config, merged, _Where(str(base_path), paths, str(instance_file))), paths
 
 
+def config_with(config: Config, override: Mapping[str, Any], source: str = "<tuning proposal>") -> Config:
+    """``config`` with an override merged over it and validated like an instance.yml (errors name ``source``)."""
+    merged = merge(to_plain(config), override)
+    built: Config = build(Config, merged, _Where(source, set(), source))
+    return built
+
+
 @dataclasses.dataclass(frozen=True)
 class _Where:
     """Which file a key path comes from, so errors name the right one."""

@@ -35,7 +35,7 @@ from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.retrieve import Retrieval, retrieval_trace, retrieve
 
 __all__ = ["Citation", "PipelineOptions", "Result", "SearchResult", "StreamEvent", "Turn", "answer",
-           "answer_stream", "search"]
+           "answer_stream", "retrieval_front", "search"]
 
 DEFAULT_OPTIONS = PipelineOptions()  # frozen, so one shared default is safe
 PRECISE_TOP_OVERLAP = 0.5  # the top hit alone must hold half the query keywords for PRECISE
@@ -113,10 +113,8 @@ def search(kb: KnowledgeBase, question: str, options: PipelineOptions = DEFAULT_
 def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_id: str | None,
              options: PipelineOptions) -> _Request:
     req = _Request(kb, question, session_id, options, kb.llm if options.use_llm else None)
-    with req.stages.stage("condense"):
-        req.condensed = condense(question, history, req.llm, kb.config.prompts.condense)
-    _understand(req, history)
-    _retrieve(req)
+    _front(req, history)
+    assert req.condensed is not None
     with req.stages.stage("evidence"):
         _expand_evidence(req)
     with req.stages.stage("slots"):
@@ -130,6 +128,24 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
                                       req.evidence_ids)
             req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, kb.versions))
     return req
+
+
+def _front(req: _Request, history: Sequence[Turn]) -> None:
+    """condense → intent → expand → retrieve: the stages every answer runs before its evidence."""
+    with req.stages.stage("condense"):
+        req.condensed = condense(req.question, history, req.llm, req.kb.config.prompts.condense)
+    _understand(req, history)
+    _retrieve(req)
+
+
+def retrieval_front(kb: KnowledgeBase, question: str, history: Sequence[Turn] = (),
+                    options: PipelineOptions = DEFAULT_OPTIONS) -> tuple[str, str, Retrieval]:
+    """The condensed question, its intent and the retrieval exactly as answer() computes them (the tuner's
+    samples are made here, so they see what the pipeline ranks)."""
+    req = _Request(kb, question, None, options, kb.llm if options.use_llm else None)
+    _front(req, history)
+    assert req.condensed is not None and req.intent is not None and req.retrieval is not None
+    return req.condensed.question, req.intent.intent, req.retrieval
 
 
 def _expand_evidence(req: _Request) -> None:

@@ -19,6 +19,7 @@ from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.ingest.store import load_chunks
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.records import Chunk
+from lambdarag.retrieval.learned import LearnedRanker, load_ranker
 from lambdarag.retrieval.versions import VersionIndex, build_index
 from lambdarag.text.tokenizer import Tokenizer
 
@@ -34,6 +35,8 @@ class KnowledgeBase:
     channel_errors: dict[str, str]
     tokenizer: Tokenizer
     llm: LLMClient | None
+    ranker: LearnedRanker | None = None  # the learned ranking stage (index/fusion/model.json), None = weighted RRF
+    ranker_note: str = ""  # why there is no ranker (no model, or one refused)
     loaded_at: float = field(default_factory=time.time)
 
     @classmethod
@@ -49,6 +52,7 @@ class KnowledgeBase:
                 rebuild_hint("build", domain.name),
             )
         channels, errors = load_channels(domain, chunks=chunk_list)
+        ranker, ranker_note = load_ranker(domain.index_dir, domain.config)
         return cls(
             domain=domain,
             config=domain.config,
@@ -57,6 +61,8 @@ class KnowledgeBase:
             channel_errors=errors,
             tokenizer=query_tokenizer(channels, domain.config),
             llm=llm_from_config(domain.config),
+            ranker=ranker,
+            ranker_note=ranker_note,
         )
 
     @cached_property
@@ -91,9 +97,18 @@ class KnowledgeBase:
             "degraded": bool(self.channel_errors),
             "channels": report,
             "llm": "configured" if self.llm is not None else "disabled",
+            "learned_fusion": self.ranker_status(),
             "chunks": len(self.chunks),
             "loaded_at": self.loaded_at,
         }
+
+    def ranker_status(self) -> str:
+        """The learned ranking stage as /readyz reports it."""
+        if self.ranker is None:
+            return self.ranker_note or "no model: weighted RRF"
+        heldout = self.ranker.manifest.get("heldout") or {}
+        figures = f", held-out MRR {heldout.get('before')} -> {heldout.get('after')}" if heldout else ""
+        return f"loaded (trained {self.ranker.manifest.get('created', '?')}{figures})"
 
 
 def query_tokenizer(channels: Mapping[str, Channel], config: Config) -> Tokenizer:

@@ -19,6 +19,7 @@ from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import as_of_scope, expand_years
 from lambdarag.records import Hit
 from lambdarag.retrieval.channel_run import ChannelRun, run_channels
+from lambdarag.retrieval.features import candidate_features
 from lambdarag.retrieval.fusion import (
     DOCUMENT,
     Fused,
@@ -32,6 +33,7 @@ from lambdarag.retrieval.fusion import (
 )
 from lambdarag.retrieval.gate import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.retrieval.learned import LearnedRanker, reorder
 from lambdarag.text.tokenizer import normalize
 
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
@@ -49,6 +51,8 @@ class FusionOutcome:
     ranking: list[str] = field(default_factory=list)  # chunk ids of the fused ranking past the cut (RANKING_DEPTH)
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
     document_spread: float = 0.0  # KnowledgeBase.document_spread, which scaled the document channel's weight
+    pool: list[Fused] = field(default_factory=list)  # the fused ranking to RANKING_DEPTH, before the cut
+    rankings: dict[str, list[Hit]] = field(default_factory=dict)  # what was fused (fusion_filter's output)
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class Retrieval:
     ranking: list[str] = field(default_factory=list)  # the fused ranking's chunk ids, deeper than final_top_k
     document_spread: float = 0.0  # KnowledgeBase.document_spread
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
+    pool: list[Fused] = field(default_factory=list)  # the fused ranking to RANKING_DEPTH (boosts, learned stage)
+    rankings: dict[str, list[Hit]] = field(default_factory=dict)  # each channel's hits as fusion saw them
 
 
 @dataclass(frozen=True)
@@ -145,9 +151,18 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     if intent not in HISTORY_INTENTS:
         fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
-    return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused),
-                         [f.chunk_id for f in fused[: max(RANKING_DEPTH, cfg.final_top_k)]], notes,
-                         kb.document_spread)
+    if kb.ranker is not None and options.learned:
+        fused = learned_order(kb.ranker, fused, candidate_features(fused[: kb.ranker.depth], rankings, kb.chunks,
+                                                                   expansion, intent))
+    depth = max(RANKING_DEPTH, cfg.final_top_k)
+    return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused), [f.chunk_id for f in fused[:depth]], notes,
+                         kb.document_spread, fused[:depth], rankings)
+
+
+def learned_order(ranker: LearnedRanker, fused: Sequence[Fused], rows: Any) -> list[Fused]:
+    """The first ranker.depth candidates re-ordered by the learned model (rows: their features), the rest after."""
+    head = list(fused[: ranker.depth])
+    return reorder(head, [float(x) for x in ranker.scores(rows)]) + list(fused[ranker.depth:])
 
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -208,8 +223,8 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
 def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str]) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
                      attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking),
-                     attempt.outcome.document_spread,
-                     dict(attempt.outcome.notes))
+                     attempt.outcome.document_spread, dict(attempt.outcome.notes), list(attempt.outcome.pool),
+                     dict(attempt.outcome.rankings))
 
 
 def retrieval_trace(r: Retrieval) -> dict[str, Any]:

@@ -96,3 +96,23 @@ def apply_patch(domain: Domain, patch_text: str, when: str) -> Path | None:
     finally:
         candidate.unlink(missing_ok=True)
     return backup
+
+
+def apply_model(domain: Domain, path: Path) -> Path:
+    """Install a proposed learned-stage model as index/fusion/model.json, after checking it loads under the
+    domain's current config (a model trained under other weights would be refused at start-up)."""
+    import json
+
+    from lambdarag.config.load import load_config
+    from lambdarag.retrieval.learned import fusion_fingerprint, model_path, parse_ranker, save_ranker
+
+    try:
+        ranker = parse_ranker(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path} is not a usable learned-stage model: {exc}",
+                         "pass index/fusion/proposed.json as written by lambdarag tune") from exc
+    config = load_config(domain.instance_file)
+    if ranker.fingerprint != fusion_fingerprint(config):
+        raise InputError(f"{path} was trained under other weights, k or boosts than instance.yml holds now",
+                         "apply the weight proposal of the same run first, or run lambdarag tune again")
+    return save_ranker(model_path(domain.index_dir), ranker)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from pathlib import Path
 
-from lambdarag.config.domain import Domain
 from lambdarag.evaluation.dataset import EvalQuestion
 from lambdarag.feedback.log import read_log_family
 from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.tuning.candidates import Front, question_fronts
 from lambdarag.tuning.search import Sample, make_sample
 
 
@@ -37,42 +36,17 @@ def samples_from_logs(feedback_dir: Path) -> tuple[list[Sample], dict[str, int]]
     return samples, stats
 
 
-def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion]) -> list[Sample]:
-    """Samples for labelled questions: each channel searched at its full depth, gold documents' chunks relevant."""
-    from lambdarag.options import PipelineOptions
-    from lambdarag.query.condense import condense
-    from lambdarag.query.expand import expand_query
-    from lambdarag.query.intent import classify
-    from lambdarag.retrieval.channel_run import run_channels
-    from lambdarag.retrieval.retrieve import fusion_filter
-
-    cfg = kb.config
+def samples_from_fronts(kb: KnowledgeBase, fronts: Sequence[Front]) -> list[Sample]:
+    """Weight-tuning samples from the pipeline's fronts: the rankings it fused (the kept attempt's, after
+    fusion_filter; the boosts are not searched over), the relevant documents' chunks among them."""
     samples = []
-    for q in questions:
-        condensed = condense(q.question, q.history, None, cfg.prompts.condense).question
-        intent = classify(condensed, cfg.intents, None).intent
-        expansion = expand_query(condensed, intent, cfg, kb.tokenizer, q.as_of or date.today(),
-                                 cfg.query.entity_expansion, kb.entity_aliases())
-        runs = run_channels(kb, expansion, PipelineOptions(log=False))
-        # what fusion would see: the same filters as the pipeline (the proximity boost is not searched over)
-        filtered, _notes = fusion_filter(kb, runs, intent)
-        rankings = {name: [h.chunk_id for h in hits] for name, hits in filtered.items()}
-        gold = set(q.gold_doc_ids)
-        relevant = [c for ids in rankings.values() for c in ids if c in kb.chunks and kb.chunks[c].doc_id in gold]
-        if gold:
-            samples.append(make_sample(q.qid, intent, rankings, relevant, "label", kb.document_spread))
+    for f in fronts:
+        rankings = {name: [h.chunk_id for h in hits] for name, hits in f.retrieval.rankings.items()}
+        relevant = [c for ids in rankings.values() for c in ids if kb.doc_of(c) in f.relevant_docs]
+        samples.append(make_sample(f.key, f.intent, rankings, relevant, f.source, kb.document_spread))
     return samples
 
 
-def collect_samples(domain: Domain, questions: Path | None) -> tuple[list[Sample], list[str]]:
-    """Samples from the logs (and labelled questions), with lines describing where they came from."""
-    samples, stats = samples_from_logs(domain.feedback_dir)
-    notes = [f"feedback: {stats['requests']} requests, {stats['rated']} rated, {stats['liked']} liked, "
-             f"{stats['usable']} usable (liked with citations and channel rankings)"]
-    if questions is not None:
-        from lambdarag.evaluation.dataset import load_questions
-
-        labelled = samples_from_questions(KnowledgeBase.load(domain), load_questions(questions))
-        notes.append(f"labelled: {len(labelled)} questions from {questions}")
-        samples += labelled
-    return samples, notes
+def samples_from_questions(kb: KnowledgeBase, questions: Sequence[EvalQuestion]) -> list[Sample]:
+    """Weight-tuning samples for labelled questions (samples_from_fronts of their fronts)."""
+    return samples_from_fronts(kb, question_fronts(kb, questions))
