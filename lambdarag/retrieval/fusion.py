@@ -28,6 +28,7 @@ class Fused:
     ranks: dict[str, int] = field(default_factory=dict)  # channel -> rank in that channel
     scores: dict[str, float] = field(default_factory=dict)  # channel -> w / (k + rank)
     boosts: dict[str, float] = field(default_factory=dict)  # boost name -> relative factor applied
+    rerank: float | None = None  # the rerank endpoint's score, when the reranker reordered this candidate
 
     @property
     def best_rank(self) -> int:
@@ -35,8 +36,12 @@ class Fused:
         return min(self.ranks.values()) if self.ranks else 1 << 30
 
     def to_dict(self) -> dict[str, object]:
-        return {"chunk_id": self.chunk_id, "score": round(self.score, 6), "ranks": dict(self.ranks),
-                "scores": {k: round(v, 6) for k, v in self.scores.items()}, "boosts": dict(self.boosts)}
+        out: dict[str, object] = {"chunk_id": self.chunk_id, "score": round(self.score, 6), "ranks": dict(self.ranks),
+                                  "scores": {k: round(v, 6) for k, v in self.scores.items()},
+                                  "boosts": dict(self.boosts)}
+        if self.rerank is not None:
+            out["rerank"] = round(self.rerank, 6)
+        return out
 
 
 def order(fused: Sequence[Fused]) -> list[Fused]:
