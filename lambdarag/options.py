@@ -14,7 +14,7 @@ class PipelineOptions:
     uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
     gate: bool = True  # corrective gate (rewrite and retry once)
     entity_expansion: bool | None = None  # entity-enhanced BM25 query; None = the config's query.entity_expansion
-    rerank: bool | None = None  # cross-encoder rerank after fusion; None = the config's rerank.enabled
+    rerank: bool | None = None  # rerank after fusion: None = the config's rerank.enabled; False = off for this request
     use_llm: bool = True  # False forces the embedded default even when an LLM is configured
     today: date | None = None  # "today" for temporal expansion; None = the real date
     log: bool = True  # append to the feedback logs

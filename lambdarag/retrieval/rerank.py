@@ -58,10 +58,11 @@ def reorder(pool: Sequence[Fused], scores: Mapping[int, float], top_n: int) -> l
 
 
 def rerank_pool(client: RerankClient | None, question: str, pool: Sequence[Fused], chunks: Mapping[str, Chunk],
-                cfg: RerankConfig, wanted: bool) -> tuple[list[Fused], RerankDecision]:
-    """``pool`` reordered by the reranker when it is wanted, configured and answers well within rerank.timeout_s;
-    otherwise ``pool`` unchanged. Either way the decision record; a call's status is also kept on the client."""
-    if not wanted:
+                cfg: RerankConfig, option: bool | None = None) -> tuple[list[Fused], RerankDecision]:
+    """``pool`` reordered by the reranker when it is configured (``client``), not switched off for the request
+    (``option``: PipelineOptions.rerank) and answers well within rerank.timeout_s; otherwise ``pool`` unchanged.
+    Either way the decision record; a call's status is also kept on the client, for /readyz."""
+    if option is False:
         return list(pool), RerankDecision(OFF, reason="switched off for this request")
     if client is None:
         return list(pool), RerankDecision(OFF, reason="rerank.enabled is false")

@@ -186,8 +186,8 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
     then the reranker, once, on the kept attempt."""
     demoted = demoted_documents(kb, question, intent, options.today or date.today())
     kept, gate = _gated(kb, question, expansion, intent, options, demoted)
-    wanted = kb.config.rerank.enabled if options.rerank is None else options.rerank
-    pool, decision = rerank_pool(kb.reranker, question, kept.outcome.pool, kb.chunks, kb.config.rerank, wanted)
+    pool, decision = rerank_pool(kb.reranker, question, kept.outcome.pool, kb.chunks, kb.config.rerank,
+                                 options.rerank)
     kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision))
     return _result(kept, gate, demoted, decision)
 
