@@ -22,6 +22,7 @@ from lambdarag.errors import ServiceError
 JINA = "jina"
 TEI = "tei"
 TIMEOUT, ERROR, MALFORMED = "timeout", "error", "malformed"
+SOCKET_GRACE_S = 0.5  # the socket outlives rerank.timeout_s: the stage's budget ends the wait, this frees the thread
 _HINT = "the fused order is kept; check the rerank server at rerank.base_url + rerank.path, or disable rerank.enabled"
 
 
@@ -115,7 +116,7 @@ class RerankClient:
     @classmethod
     def from_settings(cls, cfg: RerankConfig) -> RerankClient:
         """Client for the `rerank:` section; the API key comes from the env var it names."""
-        return cls(cfg.base_url, cfg.path, cfg.api, cfg.model, secret(cfg.api_key_env), cfg.timeout_s)
+        return cls(cfg.base_url, cfg.path, cfg.api, cfg.model, secret(cfg.api_key_env), cfg.timeout_s + SOCKET_GRACE_S)
 
     def request_body(self, query: str, documents: Sequence[str]) -> dict[str, Any]:
         """The JSON body of this endpoint's shape, every document to be scored."""
