@@ -8,8 +8,11 @@ order exactly, and the decision record says why (the trace, trace["degraded"] an
 from __future__ import annotations
 
 import dataclasses
+import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +20,26 @@ from typing import Any
 from lambdarag.config.schema import RerankConfig
 from lambdarag.models.rerank import ERROR, MALFORMED, TIMEOUT, RerankClient, RerankError
 from lambdarag.records import Chunk
-from lambdarag.retrieval.channel_run import channel_pool
 from lambdarag.retrieval.fusion import Fused
 
 OK, OFF, SKIPPED = "ok", "off", "skipped"
 FAILED = (TIMEOUT, ERROR, MALFORMED)  # statuses that kept the fused order because the reranker let us down
 MIN_CANDIDATES = 2  # fewer leave nothing to reorder, so no call is made
+POOL_WORKERS = 8  # per process; its own pool, so a hung rerank server cannot hold the channels' threads
+
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
+_pool_lock = threading.Lock()
+
+
+def call_pool() -> ThreadPoolExecutor:
+    """The process-wide pool rerank calls run on (recreated after a fork: threads do not survive one)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():
+            _pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="lambdarag-rerank")
+            _pool_pid = os.getpid()
+        return _pool
 
 
 @dataclass(frozen=True)
@@ -82,7 +99,7 @@ def rerank_pool(client: RerankClient | None, question: str, pool: Sequence[Fused
 def _call(client: RerankClient, question: str, texts: list[str],
           budget_s: float) -> tuple[dict[int, float] | None, str, str]:
     """(scores, "ok", "") or (None, failure status, reason); the wait ends at the budget whatever the socket does."""
-    future = channel_pool().submit(client.rerank, question, texts)
+    future = call_pool().submit(client.rerank, question, texts)
     try:
         return future.result(timeout=budget_s), OK, ""
     except FutureTimeout:
