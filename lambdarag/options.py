@@ -15,6 +15,7 @@ class PipelineOptions:
     gate: bool = True  # corrective gate (rewrite and retry once)
     entity_expansion: bool | None = None  # entity-enhanced BM25 query; None = the config's query.entity_expansion
     learned: bool = True  # the domain's learned ranking stage when one is installed; False = weighted RRF only
+    rerank: bool | None = None  # rerank after fusion: None = the config's rerank.enabled; False = off for this request
     use_llm: bool = True  # False forces the embedded default even when an LLM is configured
     today: date | None = None  # "today" for temporal expansion; None = the real date
     log: bool = True  # append to the feedback logs

@@ -4,6 +4,11 @@ The real `openai` client (and our own HTTP code) talk to it over loopback HTTP. 
 programmable per test: a function answering chat messages, a function embedding texts, status
 codes to fail the next requests with, and a delay to provoke time-outs. Every request is recorded.
 
+It also serves the two rerank shapes at its root: POST /v1/rerank (vLLM / Jina / Cohere: query, documents,
+top_n → results of index and relevance_score) and POST /rerank (TEI: query, texts → a list of index and score),
+scored by a function of (query, document), with ``rerank_mode`` to fail them: good, slow (``rerank_delay_s``
+before a good reply), 500, malformed (not JSON) or wrong_count (one result fewer).
+
     with FakeOpenAI(chat=lambda messages: "答案[1]") as fake:
         client = openai.OpenAI(base_url=fake.base_url, api_key="x")
 """
@@ -23,6 +28,14 @@ from typing import Any
 
 ChatFn = Callable[[list[dict[str, Any]]], str]
 EmbedFn = Callable[[str], list[float]]
+ScoreFn = Callable[[str, str], float]
+RERANK_MODES = ("good", "slow", "500", "malformed", "wrong_count")
+
+
+def char_overlap(query: str, document: str) -> float:
+    """Share of the query's distinct characters found in the document (the default rerank score)."""
+    wanted = set(query)
+    return len(wanted & set(document)) / len(wanted) if wanted else 0.0
 
 
 def hash_embedding(text: str, dim: int = 8) -> list[float]:
@@ -41,7 +54,7 @@ class Recorded:
 
 
 class FakeOpenAI:
-    """Serve /v1/models, /v1/chat/completions (stream and not) and /v1/embeddings on 127.0.0.1."""
+    """Serve /v1/models, /v1/chat/completions (stream and not), /v1/embeddings, /v1/rerank and /rerank on 127.0.0.1."""
 
     def __init__(
         self,
@@ -49,11 +62,15 @@ class FakeOpenAI:
         embed: EmbedFn | None = None,
         dim: int = 8,
         model: str = "fake-model",
+        rerank: ScoreFn | None = None,
     ) -> None:
         self.chat: ChatFn = chat or (lambda messages: "好的。")
         self.dim = dim
         self.embed: EmbedFn = embed or (lambda text: hash_embedding(text, self.dim))
         self.model = model
+        self.rerank: ScoreFn = rerank or char_overlap
+        self.rerank_mode = "good"  # one of RERANK_MODES
+        self.rerank_delay_s = 1.0  # how long "slow" sleeps before its (good) reply
         self.fail_next: list[int] = []  # status codes for the next requests, consumed in order
         self.delay_s = 0.0  # sleep before answering (time-out tests)
         self.requests: list[Recorded] = []
@@ -64,8 +81,13 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """The server's root (TEI serves /rerank there; vLLM /v1/rerank)."""
         port = self._server.server_address[1]
-        return f"http://127.0.0.1:{port}/v1"
+        return f"http://127.0.0.1:{port}"
 
     def __enter__(self) -> FakeOpenAI:
         self._thread.start()
@@ -117,6 +139,8 @@ class FakeOpenAI:
                     self._embeddings(body)
                 elif path.endswith("/chat/completions"):
                     self._chat(body)
+                elif path in ("/v1/rerank", "/rerank"):
+                    self._rerank(body, tei=path == "/rerank")
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 
@@ -125,6 +149,30 @@ class FakeOpenAI:
                 data = [{"object": "embedding", "index": i, "embedding": fake.embed(t)} for i, t in enumerate(texts)]
                 usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
                 self._json(200, {"object": "list", "data": data, "model": fake.model, "usage": usage})
+
+            def _rerank(self, body: dict[str, Any], tei: bool) -> None:
+                mode = fake.rerank_mode
+                if mode == "slow":
+                    time.sleep(fake.rerank_delay_s)
+                if mode == "500":
+                    self._json(500, {"error": {"message": "injected rerank failure", "type": "server_error"}})
+                    return
+                if mode == "malformed":
+                    self._raw(200, b'{"results": [{"index": 0, "relevance_')
+                    return
+                texts = body["texts"] if tei else body["documents"]
+                scored = sorted(((i, fake.rerank(body["query"], t)) for i, t in enumerate(texts)),
+                                key=lambda p: -p[1])
+                if not tei:
+                    scored = scored[: body.get("top_n") or len(scored)]
+                if mode == "wrong_count":
+                    scored = scored[:-1]
+                if tei:
+                    self._json(200, [{"index": i, "score": s} for i, s in scored])
+                    return
+                results = [{"index": i, "document": {"text": texts[i]}, "relevance_score": s} for i, s in scored]
+                self._json(200, {"id": "rerank-fake", "model": body.get("model", fake.model), "results": results,
+                                 "usage": {"total_tokens": len(texts)}})
 
             def _chat(self, body: dict[str, Any]) -> None:
                 content = fake.chat(body["messages"])
@@ -155,8 +203,10 @@ class FakeOpenAI:
                 self.wfile.flush()
                 self.close_connection = True
 
-            def _json(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            def _json(self, status: int, payload: dict[str, Any] | list[Any]) -> None:
+                self._raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+
+            def _raw(self, status: int, data: bytes) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -156,10 +156,11 @@ def test_health_and_readiness_report_each_part(client: FlaskClient) -> None:
     body = ready.get_json()
     assert body["status"] == "not_ready"
     parts = body["parts"]
-    assert set(parts) == {"index", "llm", "embedding", "logs", "sessions"}
+    assert set(parts) == {"index", "llm", "embedding", "rerank", "logs", "sessions"}
     assert parts["index"]["ok"] is False and "no extracted chunks" in parts["index"]["error"]
     assert parts["llm"] == {"ok": True, "state": "disabled"}
     assert parts["embedding"] == {"ok": True, "state": "disabled"}
+    assert parts["rerank"] == {"ok": True, "state": "off"}
     assert parts["logs"]["ok"] and parts["sessions"]["ok"]
 
 

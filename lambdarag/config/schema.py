@@ -101,6 +101,19 @@ class RetrievalConfig:
 
 
 @dataclass(frozen=True)
+class RerankConfig:
+    enabled: bool
+    api: str = field(metadata=choice("jina", "tei"))
+    base_url: str
+    path: str
+    model: str
+    api_key_env: str
+    top_n: int = field(metadata=rng(2, 1000))
+    max_chars: int = field(metadata=rng(20, 100_000))
+    timeout_s: float = field(metadata=rng(0.01, 600))
+
+
+@dataclass(frozen=True)
 class IntentClass:
     weights: Mapping[str, float] = field(metadata={"keys": CHANNEL_NAMES, "all_keys": True, **rng(0, 100)})
     keywords: Mapping[str, float] = field(metadata=rng(0, 100))
@@ -192,6 +205,7 @@ class Config:
     knowledge: KnowledgeConfig
     ingest: IngestConfig
     retrieval: RetrievalConfig
+    rerank: RerankConfig
     intents: IntentsConfig
     query: QueryConfig
     corrective: CorrectiveConfig

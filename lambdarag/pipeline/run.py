@@ -273,6 +273,7 @@ def _base_trace(req: _Request) -> dict[str, Any]:
     }
     if req.retrieval is not None:
         trace.update(retrieval_trace(req.retrieval))
+    trace["degraded"] = degraded_paths(trace)  # search's too; an answer adds the later stages' (_result)
     trace["stages"] = req.stages.rounded()
     return trace
 
@@ -280,7 +281,8 @@ def _base_trace(req: _Request) -> dict[str, Any]:
 def _options_view(options: PipelineOptions) -> dict[str, Any]:
     return {"channels": list(options.channels) if options.channels is not None else None,
             "uniform_weights": options.uniform_weights, "gate": options.gate,
-            "entity_expansion": options.entity_expansion, "use_llm": options.use_llm,  # None: the config's
+            "entity_expansion": options.entity_expansion, "rerank": options.rerank,  # None: the config's
+            "use_llm": options.use_llm,
             "today": options.today.isoformat() if options.today else None, "log": options.log}
 
 

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from lambdarag.retrieval.rerank import FAILED
+
 STAGES = ("condense", "intent", "expand", "retrieve", "evidence", "slots", "context", "generate", "grounding", "log")
 
 
@@ -30,7 +32,8 @@ class Stages:
 
 
 def degraded_paths(trace: dict[str, Any]) -> list[dict[str, str]]:
-    """Every stage that fell back from its preferred path, with the reason (LLM errors, dead channels)."""
+    """Every stage that fell back from its preferred path, with the reason (LLM errors, dead channels, a reranker
+    that timed out, failed or answered something unusable)."""
     out: list[dict[str, str]] = []
     for stage in ("condense", "intent", "slots", "generation"):
         error = (trace.get(stage) or {}).get("error")
@@ -39,4 +42,7 @@ def degraded_paths(trace: dict[str, Any]) -> list[dict[str, str]]:
     for name, run in (trace.get("channels") or {}).items():
         if run.get("error"):
             out.append({"stage": f"channel:{name}", "error": str(run["error"])})
+    rerank = trace.get("rerank") or {}
+    if rerank.get("status") in FAILED:
+        out.append({"stage": "rerank", "error": f"{rerank['status']}: {rerank.get('reason', '')}"})
     return out

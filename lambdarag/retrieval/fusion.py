@@ -29,6 +29,7 @@ class Fused:
     scores: dict[str, float] = field(default_factory=dict)  # channel -> w / (k + rank)
     boosts: dict[str, float] = field(default_factory=dict)  # boost name -> relative factor applied
     learned: float | None = None  # the learned ranking stage's score, when it ordered this chunk
+    rerank: float | None = None  # the rerank endpoint's score, when the reranker reordered this candidate
 
     @property
     def best_rank(self) -> int:
@@ -41,6 +42,8 @@ class Fused:
                                   "boosts": dict(self.boosts)}
         if self.learned is not None:
             out["learned"] = round(self.learned, 6)
+        if self.rerank is not None:
+            out["rerank"] = round(self.rerank, 6)
         return out
 
 

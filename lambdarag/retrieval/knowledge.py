@@ -1,4 +1,4 @@
-"""One domain loaded for serving: its chunks, the channels that loaded, a tokenizer and the LLM client.
+"""One domain loaded for serving: its chunks, the channels that loaded, a tokenizer, the LLM and rerank clients.
 
 A channel that is missing or stale is recorded in ``channel_errors`` and left out of retrieval;
 only a domain without any extracted chunks refuses to load.
@@ -18,6 +18,7 @@ from lambdarag.config.schema import Config
 from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.ingest.store import load_chunks
 from lambdarag.models.llm import LLMClient, llm_from_config
+from lambdarag.models.rerank import RerankClient, reranker_from_config
 from lambdarag.records import Chunk
 from lambdarag.retrieval.learned import LearnedRanker, load_ranker
 from lambdarag.retrieval.versions import VersionIndex, build_index
@@ -37,6 +38,7 @@ class KnowledgeBase:
     llm: LLMClient | None
     ranker: LearnedRanker | None = None  # the learned ranking stage (index/fusion/model.json), None = weighted RRF
     ranker_note: str = ""  # why there is no ranker (no model, or one refused)
+    reranker: RerankClient | None = None  # None when rerank.enabled is false
     loaded_at: float = field(default_factory=time.time)
 
     @classmethod
@@ -63,6 +65,7 @@ class KnowledgeBase:
             llm=llm_from_config(domain.config),
             ranker=ranker,
             ranker_note=ranker_note,
+            reranker=reranker_from_config(domain.config),
         )
 
     @cached_property
@@ -89,7 +92,8 @@ class KnowledgeBase:
         return aliases if isinstance(aliases, Mapping) else None
 
     def health(self) -> dict[str, Any]:
-        """Per channel "loaded" or its error, the LLM state, the chunk count; ok = some channel can answer."""
+        """Per channel "loaded" or its error, the LLM and reranker states, the chunk count; ok = some channel can
+        answer."""
         report: dict[str, str] = {name: "loaded" for name in self.channels}
         report.update(self.channel_errors)
         return {
@@ -98,6 +102,7 @@ class KnowledgeBase:
             "channels": report,
             "llm": "configured" if self.llm is not None else "disabled",
             "learned_fusion": self.ranker_status(),
+            "rerank": "configured" if self.reranker is not None else "disabled",
             "chunks": len(self.chunks),
             "loaded_at": self.loaded_at,
         }

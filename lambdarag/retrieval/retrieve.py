@@ -1,4 +1,5 @@
-"""Retrieval: the channels' runs (channel_run) ranked by weighted RRF and the boosts, then the corrective gate.
+"""Retrieval: the channels' runs (channel_run) ranked by weighted RRF and the boosts, the corrective gate, then
+the optional reranker (rerank.py) on the kept attempt.
 
 A channel that failed or overran its budget is left out of the ranking with its reason in the trace;
 rankings are fused with a fixed summation order, so the result equals that of a sequential run.
@@ -34,6 +35,7 @@ from lambdarag.retrieval.fusion import (
 from lambdarag.retrieval.gate import TOP_N, GateDecision, core_rewrite, gate_reason, overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.learned import LearnedRanker, reorder
+from lambdarag.retrieval.rerank import OK, RerankDecision, rerank_pool
 from lambdarag.text.tokenizer import normalize
 
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
@@ -43,7 +45,8 @@ RANKING_DEPTH = 30  # fused chunk ids kept in the trace past the cut, for rankin
 
 @dataclass(frozen=True)
 class FusionOutcome:
-    """Weights used, the fused top-k (boosts applied) and how many candidates were fused."""
+    """Weights used, the fused top-k (boosts applied) and how many candidates were fused; ``pool`` is the fused
+    order deeper than the cut (max of RANKING_DEPTH, final_top_k and rerank.top_n), what the reranker reorders."""
 
     weights: dict[str, float]
     fused: list[Fused]
@@ -51,7 +54,7 @@ class FusionOutcome:
     ranking: list[str] = field(default_factory=list)  # chunk ids of the fused ranking past the cut (RANKING_DEPTH)
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
     document_spread: float = 0.0  # KnowledgeBase.document_spread, which scaled the document channel's weight
-    pool: list[Fused] = field(default_factory=list)  # the fused ranking to RANKING_DEPTH, before the cut
+    pool: list[Fused] = field(default_factory=list)  # the fused order to pool_depth, past the cut (reranker, tuner)
     rankings: dict[str, list[Hit]] = field(default_factory=dict)  # what was fused (fusion_filter's output)
 
 
@@ -71,6 +74,7 @@ class Retrieval:
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
     pool: list[Fused] = field(default_factory=list)  # the fused ranking to RANKING_DEPTH (boosts, learned stage)
     rankings: dict[str, list[Hit]] = field(default_factory=dict)  # each channel's hits as fusion saw them
+    rerank: RerankDecision = field(default_factory=RerankDecision)  # what the reranker did (status off by default)
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,7 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
                                                                    expansion, intent))
     depth = max(RANKING_DEPTH, cfg.final_top_k)
     return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused), [f.chunk_id for f in fused[:depth]], notes,
-                         kb.document_spread, fused[:depth], rankings)
+                         kb.document_spread, fused[: pool_depth(kb)], rankings)
 
 
 def learned_order(ranker: LearnedRanker, fused: Sequence[Fused], rows: Any) -> list[Fused]:
@@ -192,22 +196,31 @@ def retry_expansion(expansion: Expansion, rewritten: str) -> Expansion:
 
 def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str,
              options: PipelineOptions) -> Retrieval:
-    """Channels, fusion and the corrective gate: below the overlap threshold, one retry with the core rewrite."""
-    threshold = kb.config.corrective.threshold
+    """Channels, fusion and the corrective gate (below the overlap threshold, one retry with the core rewrite),
+    then the reranker, once, on the kept attempt."""
     demoted = demoted_documents(kb, question, intent, options.today or date.today())
+    kept, gate = _gated(kb, question, expansion, intent, options, demoted)
+    pool, decision = rerank_pool(kb.reranker, question, kept.outcome.pool, kb.chunks, kb.config.rerank,
+                                 options.rerank)
+    kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision))
+    return _result(kept, gate, demoted, decision)
+
+
+def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, options: PipelineOptions,
+           demoted: Mapping[str, str]) -> tuple[_Attempt, GateDecision]:
+    """The attempt the corrective gate keeps, and its decision."""
+    threshold = kb.config.corrective.threshold
     first = _attempt(kb, expansion, intent, options, expansion.keywords, demoted)
     passed = first.overlap >= threshold
     if passed or not options.gate or kb.config.corrective.max_retries < 1:
         reason = gate_reason(first.overlap, threshold, None, None)
         if not passed:
             reason = "gate disabled: " + reason if not options.gate else "retries disabled: " + reason
-        return _result(first, GateDecision(first.overlap, passed, threshold, reason=reason,
-                                           attempts=[first.summary]), demoted)
+        return first, GateDecision(first.overlap, passed, threshold, reason=reason, attempts=[first.summary])
     rewritten = core_rewrite(question, expansion, kb.tokenizer)
     if not rewritten or normalize(rewritten) == normalize(question):
-        gate = GateDecision(first.overlap, False, threshold, reason=gate_reason(first.overlap, threshold, None, None),
-                            attempts=[first.summary])
-        return _result(first, gate, demoted)
+        return first, GateDecision(first.overlap, False, threshold,
+                                   reason=gate_reason(first.overlap, threshold, None, None), attempts=[first.summary])
     second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords, demoted)
     better = second.overlap > first.overlap
     kept = second if better else first
@@ -217,18 +230,37 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
         reason=gate_reason(first.overlap, threshold, second.overlap, rewritten),
         attempts=[first.summary, second.summary],
     )
-    return _result(kept, gate, demoted)
+    return kept, gate
 
 
-def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str]) -> Retrieval:
+def pool_depth(kb: KnowledgeBase) -> int:
+    """How deep the fused order is kept for the reranker and the trace's ranking."""
+    cfg = kb.config
+    return max(RANKING_DEPTH, cfg.retrieval.final_top_k, cfg.rerank.top_n)
+
+
+def reranked(kb: KnowledgeBase, outcome: FusionOutcome, pool: list[Fused],
+             decision: RerankDecision) -> FusionOutcome:
+    """The fusion outcome with its cut and ranking recomputed from the reranked pool when the reranker answered;
+    any other status leaves it exactly as fused."""
+    if decision.status != OK:
+        return outcome
+    top_k = kb.config.retrieval.final_top_k
+    return dataclasses.replace(outcome, fused=pool[:top_k], pool=pool,
+                               ranking=[f.chunk_id for f in pool[: max(RANKING_DEPTH, top_k)]])
+
+
+def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str],
+            rerank: RerankDecision) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
                      attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking),
                      attempt.outcome.document_spread, dict(attempt.outcome.notes), list(attempt.outcome.pool),
-                     dict(attempt.outcome.rankings))
+                     dict(attempt.outcome.rankings), rerank)
 
 
 def retrieval_trace(r: Retrieval) -> dict[str, Any]:
-    """The trace of retrieval: per channel query, candidates, top ids and scores, error; weights; fused; gate."""
+    """The trace of retrieval: per channel query, candidates, top ids and scores, error; weights; fused; gate;
+    the reranker's decision."""
     channels = {
         name: {
             "query": run.query,
@@ -249,4 +281,5 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "ranking": list(r.ranking),  # the fused order past the cut: what evaluation ranks documents by
         "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
         "versions": {"demoted": dict(r.demoted)},
+        "rerank": r.rerank.to_dict(),  # status ok | off | skipped | timeout | error | malformed, ms, n, reason
     }

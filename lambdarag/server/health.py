@@ -32,11 +32,13 @@ def readyz() -> tuple[Response, int]:
         "index": index_part(st),
         "llm": service_part(st.config.llm.enabled, st.config.llm.base_url, st.config.llm.api_key_env),
         "embedding": embedding_part(st),
+        "rerank": rerank_part(st),
         "logs": writable_part(st.domain.feedback_dir),
         "sessions": sessions_part(st),
     }
     ready = all(p["ok"] for p in parts.values())
-    status = "not_ready" if not ready else "degraded" if parts["index"].get("degraded") else "ready"
+    degraded = parts["index"].get("degraded") or parts["rerank"].get("state") == "degraded"
+    status = "not_ready" if not ready else "degraded" if degraded else "ready"
     body = {"status": status, "domain": st.domain.name, "pid": os.getpid(), "parts": parts}
     return jsonify(body), 200 if ready else 503
 
@@ -52,6 +54,24 @@ def index_part(st: ServerState) -> dict[str, Any]:
         return {"ok": False, **status, "error": f"health check failed: {type(exc).__name__}: {exc}"}
     ok = bool(health.get("ok", True))
     return {"ok": ok, "degraded": bool(health.get("degraded")), **status, "knowledge": health}
+
+
+def rerank_part(st: ServerState) -> dict[str, Any]:
+    """The reranker: off, or its last call's outcome in this worker (ok, or degraded with the reason and when).
+
+    Not probed: a failing reranker costs an answer nothing (the fused order is kept), so it never makes the
+    server not ready, and the last real call says more than a probe would.
+    """
+    cfg = st.config.rerank
+    if not cfg.enabled:
+        return {"ok": True, "state": "off"}
+    base = {"ok": True, "api": cfg.api, "url": cfg.base_url.rstrip("/") + "/" + cfg.path.lstrip("/")}
+    if not st.holder.status()["loaded"]:
+        return {**base, "state": "unused", "last": None, "last_ok_at": None}
+    reranker = st.holder.get().reranker
+    if reranker is None:  # the loaded index predates a config that enables it
+        return {**base, "state": "off"}
+    return {**base, **reranker.outcome.report()}
 
 
 def embedding_part(st: ServerState) -> dict[str, Any]:

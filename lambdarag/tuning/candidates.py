@@ -75,7 +75,7 @@ def front(kb: KnowledgeBase, key: str, question: str, history: Sequence[Turn], t
     """Run the pipeline's front for a question (pipeline.run.retrieval_front), the learned stage off, no log."""
     from lambdarag.pipeline.run import retrieval_front
 
-    options = PipelineOptions(log=False, learned=False, use_llm=use_llm, today=today)
+    options = PipelineOptions(log=False, learned=False, rerank=False, use_llm=use_llm, today=today)
     _condensed, intent, retrieval = retrieval_front(kb, question, history, options)
     return Front(key, intent, retrieval, frozenset(relevant_docs), source)
 
