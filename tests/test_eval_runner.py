@@ -194,3 +194,35 @@ def test_page_recall_beside_document_recall(tmp_path: Path) -> None:
     markdown = (out / "report.md").read_text(encoding="utf-8")
     assert "## Page level" in markdown and "1 questions carry gold_pages" in markdown
     assert "| baseline | 1.000 | – |" in markdown
+
+
+def test_tune_split_tunes_on_some_questions_and_evaluates_both_systems_on_the_rest(tmp_path: Path) -> None:
+    from lambdarag.evaluation.dataset import load_questions
+    from lambdarag.evaluation.evaluate import split_questions
+
+    dataset = write_dataset(tmp_path / "tiny")
+    out = tmp_path / "report"
+    code = main(["eval", "--dataset", str(dataset), "--set", "embedding.backend=none", "--out", str(out),
+                 "--cache-dir", str(tmp_path / "cache"), "--no-progress", "--no-ablations", "--tune-split", "0.3",
+                 "--target", "tuned:mrr@10=full", "--target", "tuned:mrr@10>full"])
+    data = read_report(out)
+    tune_on, rest = split_questions(load_questions(dataset / "questions.jsonl"), 0.3, 0)
+    assert len(tune_on) == 2 and [q.qid for q in rest] == [q["qid"] for q in QUESTIONS if q["qid"] not in
+                                                            {t.qid for t in tune_on}]
+    records = [json.loads(line) for line in (out / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    by_variant: dict[str, list[str]] = {}
+    for r in records:
+        by_variant.setdefault(r["variant"], []).append(r["qid"])
+    assert by_variant["full"] == by_variant["tuned"] == [q.qid for q in rest]  # tuned on none of them
+    tuning = data["meta"]["tuning"]
+    assert tuning["questions"] == 2 and tuning["evaluated"] == 4 and tuning["seed"] == 0
+    assert tuning["learned"]["used"] is False  # two questions are too few to learn from, and the report says so
+    [reach, beat] = data["targets"]
+    assert reach["metric"] == "tuned:mrr@10" and reach["met"] and reach["value"] == data["summary"]["full"]["mrr@10"]
+    assert not beat["met"] and code == 1  # nothing was learned, so the tuned system equals the untuned one
+
+
+def test_tune_split_must_be_a_fraction(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset = write_dataset(tmp_path / "tiny")
+    assert main(["eval", "--dataset", str(dataset), "--tune-split", "1.5"]) == 2
+    assert "--tune-split 1.5: must be between 0 and 1" in capsys.readouterr().err

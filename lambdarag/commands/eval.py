@@ -15,7 +15,7 @@ from lambdarag.commands.domains import add_domain_args
 from lambdarag.errors import InputError
 
 if TYPE_CHECKING:
-    from lambdarag.evaluation.evaluate import EvalOutcome, EvalSettings
+    from lambdarag.evaluation.evaluate import EvalOutcome, EvalSettings, Tuner
     from lambdarag.evaluation.targets import Target
 
 SHOWN = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "not_found")
@@ -44,6 +44,10 @@ def register(sub: Any) -> None:
                    help="what the full system must reach: recall@5=0.80, mrr@10=baseline+0.10 (another variant of "
                         "the same run plus an offset), mrr@10>best_channel (beat the best single channel); "
                         "exit 1 when missed (repeatable)")
+    p.add_argument("--tune-split", type=float, metavar="F",
+                   help="tune (lambdarag tune: weights and the learned stage) on a seeded fraction F of the "
+                        "questions, evaluate every variant and the tuned system (variant 'tuned') on the rest")
+    p.add_argument("--tune-seed", type=int, default=0, help="seed of the --tune-split split and of tuning")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal)")
     p.set_defaults(handler=cmd_eval)
@@ -85,6 +89,8 @@ def settings_from(args: argparse.Namespace) -> EvalSettings:
 
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit {args.limit}: must be at least 1", "pass a positive number of questions")
+    if args.tune_split is not None and not 0 < args.tune_split < 1:
+        raise InputError(f"--tune-split {args.tune_split}: must be between 0 and 1", "pass e.g. --tune-split 0.3")
     return EvalSettings(
         out=args.out, limit=args.limit, types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
         ablations=not args.no_ablations, baseline=not args.no_baseline, use_llm=not args.no_llm,
@@ -92,7 +98,16 @@ def settings_from(args: argparse.Namespace) -> EvalSettings:
         progress=args.progress, targets=parse_targets(args.targets), cache_dir=args.cache_dir,
         overrides=parse_overrides(args.overrides), keep_domain=args.keep_domain,
         command="lambdarag eval " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "eval"),
+        tune_split=args.tune_split, tune_seed=args.tune_seed,
+        tuner=_tuner(args) if args.tune_split is not None else None,
     )
+
+
+def _tuner(args: argparse.Namespace) -> Tuner:
+    from lambdarag.tuning.evaluation import eval_tuner
+    from lambdarag.tuning.run import TuneSettings
+
+    return eval_tuner(TuneSettings(seed=args.tune_seed, use_llm=not args.no_llm))
 
 
 def run(args: argparse.Namespace) -> EvalOutcome:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion, load_corpus, load_questions, src_doc_map
 from lambdarag.evaluation.report import default_out_dir, write_report
-from lambdarag.evaluation.runner import Levels, QuestionRecord, Runner, default_variants, run_all
+from lambdarag.evaluation.runner import FULL, Levels, QuestionRecord, Runner, Variant, default_variants, run_all
 from lambdarag.evaluation.summary import summarize
 from lambdarag.evaluation.targets import Target, check_targets
 from lambdarag.evaluation.workspace import check_dataset, dataset_domain, dataset_name
@@ -22,6 +23,10 @@ from lambdarag.ingest.document import locator_pages
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
     from lambdarag.retrieval.knowledge import KnowledgeBase
+
+TUNED = "tuned"  # the variant tuned on the --tune-split questions
+# tunes a knowledge base on labelled questions: the tuned knowledge base (in memory) and what the tuning found
+Tuner = Callable[["KnowledgeBase", Sequence[EvalQuestion]], tuple["KnowledgeBase", dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,9 @@ class EvalSettings:
     overrides: Mapping[str, Any] = field(default_factory=dict)  # instance.yml overrides for the throw-away domain
     keep_domain: Path | None = None  # build the throw-away domain here and keep it
     command: str = ""  # the command line, recorded in the report
+    tune_split: float | None = None  # tune on this seeded fraction of the questions, evaluate on the rest
+    tune_seed: int = 0
+    tuner: Tuner | None = None  # what tunes (lambdarag.tuning.evaluation.eval_tuner); needed with tune_split
 
 
 @dataclass
@@ -79,7 +87,21 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,
                                 settings.leave_one_out, kb.config.query.entity_expansion)
+    tuning: dict[str, Any] = {}
+    if settings.tune_split is not None:
+        assert settings.tuner is not None, "tune_split needs a tuner"
+        tune_on, questions = split_questions(questions, settings.tune_split, settings.tune_seed)
     records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)
+    if settings.tune_split is not None and settings.tuner is not None:
+        tuned_kb, tuning = settings.tuner(kb, tune_on)
+        tuning = {"questions": len(tune_on), "evaluated": len(questions), "seed": settings.tune_seed,
+                  "fraction": settings.tune_split, **tuning}
+        full = next(v for v in variants if v.name == FULL)
+        tuned = Variant(TUNED, f"full system tuned on {len(tune_on)} other questions (lambdarag tune, applied)",
+                        full.options)
+        more, extra_seconds = run_all(Runner(tuned_kb, None, levels), questions, [tuned], settings.progress)
+        records, seconds = records + more, seconds + extra_seconds
+        variants = [*variants, tuned]
     summary = summarize(records)
     targets = check_targets(summary["summary"], settings.targets)
     info = {
@@ -92,11 +114,23 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
         "ranking_depth": f"fused top-{kb.config.retrieval.final_top_k} chunks (the evidence the system keeps)",
         "context_chars": kb.config.context.max_chars,
         "variants": {v.name: v.description for v in variants},
+        **({"tuning": tuning} if tuning else {}),
         **(meta or {}),
     }
     out = settings.out or default_out_dir(name)
     files = write_report(out, info, summary, records, targets)
     return EvalOutcome(summary, records, files, targets)
+
+
+def split_questions(questions: Sequence[EvalQuestion], fraction: float,
+                    seed: int) -> tuple[list[EvalQuestion], list[EvalQuestion]]:
+    """A seeded split: ``fraction`` of the questions (by qid, shuffled by seed) to tune on, the rest (in their
+    order) to evaluate; at least one on each side."""
+    ordered = sorted(questions, key=lambda q: q.qid)
+    random.Random(seed).shuffle(ordered)
+    n = min(len(ordered) - 1, max(1, round(len(ordered) * fraction)))
+    tune_ids = {q.qid for q in ordered[:n]}
+    return ordered[:n], [q for q in questions if q.qid not in tune_ids]
 
 
 def code_version() -> str:

@@ -4,6 +4,7 @@
     mrr@10=baseline+0.10     it reaches the naive baseline's value plus 0.10 (measured in the same run)
     mrr@10>baseline          it beats the baseline (strictly)
     mrr@10>best_channel      it beats the best single channel (the best only_<channel> variant)
+    tuned:mrr@10=full+0.03   a variant other than the full system (here the --tune-split one) is held to it
 
 A relative target whose reference variant did not run is missed, with the reason in its rule.
 """
@@ -20,17 +21,18 @@ from lambdarag.evaluation.runner import FULL, SINGLE_CHANNEL_PREFIX
 from lambdarag.evaluation.summary import LOWER_IS_BETTER
 
 BEST_CHANNEL = "best_channel"  # the best of the only_<channel> variants
-_SPEC = re.compile(r"^(?P<metric>[\w@.]+)\s*(?P<op>=|>)\s*(?P<ref>[A-Za-z_]\w*)?\s*(?P<offset>[+-]?\s*\d*\.?\d+)?$")
+_SPEC = re.compile(r"^(?:(?P<subject>[A-Za-z_]\w*):)?(?P<metric>[\w@.]+)\s*(?P<op>=|>)\s*(?P<ref>[A-Za-z_]\w*)?\s*(?P<offset>[+-]?\s*\d*\.?\d+)?$")
 
 
 @dataclass(frozen=True)
 class Target:
-    """What the full system must reach on one metric."""
+    """What a variant (the full system unless said) must reach on one metric."""
 
     metric: str
     offset: float = 0.0  # the absolute value, or what is added to the reference's value
     reference: str = ""  # "" absolute; a variant name; BEST_CHANNEL
     strict: bool = False  # beat (>) rather than reach (>=)
+    subject: str = FULL  # the variant held to it
 
     @property
     def at_most(self) -> bool:
@@ -53,7 +55,7 @@ def parse_target(text: str) -> Target:
                          "write it like --target recall@5=0.80, --target mrr@10=baseline+0.10 "
                          "or --target mrr@10>best_channel")
     offset = float(match["offset"].replace(" ", "")) if match["offset"] else 0.0
-    return Target(match["metric"], offset, match["ref"] or "", match["op"] == ">")
+    return Target(match["metric"], offset, match["ref"] or "", match["op"] == ">", match["subject"] or FULL)
 
 
 def reference_value(target: Target, summaries: Mapping[str, Mapping[str, Any]]) -> tuple[float | None, str]:
@@ -73,14 +75,15 @@ def check_targets(summaries: Mapping[str, Mapping[str, Any]], targets: Sequence[
     """Each target's threshold, the full system's value and whether it is met."""
     rows = []
     for target in targets:
-        value = summaries.get(FULL, {}).get(target.metric)
+        value = summaries.get(target.subject, {}).get(target.metric)
         wanted: float | None = target.offset
-        rule = target.rule()
+        rule = target.rule() + ("" if target.subject == FULL else f" (of {target.subject})")
         if target.reference:
             ref, source = reference_value(target, summaries)
             wanted = None if ref is None else round(ref + target.offset, 6)
             rule += f" ({source})"
         met = value is not None and wanted is not None and (
             value > wanted if target.strict else value <= wanted if target.at_most else value >= wanted)
-        rows.append({"metric": target.metric, "target": wanted, "value": value, "met": bool(met), "rule": rule})
+        metric = target.metric if target.subject == FULL else f"{target.subject}:{target.metric}"
+        rows.append({"metric": metric, "target": wanted, "value": value, "met": bool(met), "rule": rule})
     return rows
