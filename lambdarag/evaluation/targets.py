@@ -21,7 +21,8 @@ from lambdarag.evaluation.runner import FULL, SINGLE_CHANNEL_PREFIX
 from lambdarag.evaluation.summary import LOWER_IS_BETTER
 
 BEST_CHANNEL = "best_channel"  # the best of the only_<channel> variants
-_SPEC = re.compile(r"^(?:(?P<subject>[A-Za-z_]\w*):)?(?P<metric>[\w@.]+)\s*(?P<op>=|>)\s*(?P<ref>[A-Za-z_]\w*)?\s*(?P<offset>[+-]?\s*\d*\.?\d+)?$")
+_SPEC = re.compile(r"^(?:(?P<subject>[A-Za-z_]\w*):)?(?P<metric>[\w@.]+)\s*(?P<op>=|>)\s*(?P<ref>[A-Za-z_]\w*)?"
+                   r"\s*(?P<offset>[+-]?\s*\d*\.?\d+)?$")
 
 
 @dataclass(frozen=True)
