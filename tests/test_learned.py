@@ -216,3 +216,14 @@ def test_learning_from_too_few_questions_proposes_nothing(demo: Domain) -> None:
     result = learn([pool_sample(kb, f) for f in fronts], fusion_fingerprint(kb.config))
     assert result.ranker is None and not result.improved
     assert mrr([pool_sample(kb, fronts[0])], None) >= 0.0
+
+
+def test_the_config_switches_the_learned_stage_off(tmp_path: Path) -> None:
+    domain = _small_domain(tmp_path)
+    kb = KnowledgeBase.load(domain)
+    save_ranker(model_path(domain.index_dir), ranker({"rr_bm25": 1.0}, fusion_fingerprint(kb.config)))
+    assert KnowledgeBase.load(domain).ranker is not None
+    domain.instance_file.write_text(domain.instance_file.read_text(encoding="utf-8") + "retrieval:\n  learned: false\n",
+                                    encoding="utf-8")
+    off = KnowledgeBase.load(open_domain("small", tmp_path))
+    assert off.ranker is None and off.health()["learned_fusion"].startswith("off (retrieval.learned: false)")

@@ -100,6 +100,8 @@ def parse_ranker(data: Any) -> LearnedRanker:
 def load_ranker(index_dir: Path, config: Config) -> tuple[LearnedRanker | None, str]:
     """The installed model and "" — or None and why not ("no model" when none is installed)."""
     path = model_path(index_dir)
+    if not config.retrieval.learned:
+        return None, "off (retrieval.learned: false): weighted RRF"
     if not path.exists():
         return None, "no model: weighted RRF (train one with lambdarag tune)"
     try:
