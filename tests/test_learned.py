@@ -227,3 +227,30 @@ def test_the_config_switches_the_learned_stage_off(tmp_path: Path) -> None:
                                     encoding="utf-8")
     off = KnowledgeBase.load(open_domain("small", tmp_path))
     assert off.ranker is None and off.health()["learned_fusion"].startswith("off (retrieval.learned: false)")
+
+
+def test_liked_answers_are_searched_again_and_hashed_questions_are_counted(demo: Domain, tmp_path: Path) -> None:
+    from lambdarag.feedback.log import FeedbackLog
+    from lambdarag.tuning.run import liked_fronts
+
+    base = tmp_path / "kb"
+    shutil.copytree(demo.root, base / "demo")
+    domain = open_domain("demo", base)
+    kb = KnowledgeBase.load(domain)
+    logging = dataclasses.replace(OPTIONS, log=True)
+    served = [answer(kb, q["question"], (), options=logging) for q in load_questions()[:6] if not q.get("history")]
+    log = FeedbackLog(domain.feedback_dir, kb.config.feedback)
+    for r in served[:3]:
+        log.log_rating(r.request_id, "up")
+    log.log_rating(served[3].request_id, "down")
+    fronts, unreadable = liked_fronts(kb, domain.feedback_dir, use_llm=False)
+    assert unreadable == 0 and [f.key for f in fronts] == [r.request_id for r in served[:3] if r.citations]
+    for f, r in zip(fronts, served, strict=False):
+        assert f.source == "rating" and f.relevant_docs == {c.doc_id for c in r.citations}
+        assert pool_sample(kb, f).chunk_ids[:3] == tuple(r.trace["ranking"][:3])  # the same question, searched again
+    hashed = dataclasses.replace(kb, config=dataclasses.replace(
+        kb.config, feedback=dataclasses.replace(kb.config.feedback, query_text="hash")))
+    again = answer(hashed, load_questions()[0]["question"], (), options=logging)
+    FeedbackLog(domain.feedback_dir, hashed.config.feedback).log_rating(again.request_id, "up")
+    _fronts, unreadable = liked_fronts(kb, domain.feedback_dir, use_llm=False)
+    assert unreadable == 1

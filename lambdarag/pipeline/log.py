@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from lambdarag.feedback.log import FeedbackLog, now_iso
@@ -39,6 +40,7 @@ def query_record(result: Result) -> dict[str, Any]:
         "session_id": result.session_id,
         "query": result.question,
         "condensed": result.condensed,
+        "as_of": (trace.get("options") or {}).get("today") or date.today().isoformat(),  # the date it was asked as of
         "intent": result.intent,
         "intent_scores": result.intent_scores,
         "weights": trace.get("weights", {}),

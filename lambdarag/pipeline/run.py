@@ -282,6 +282,7 @@ def _options_view(options: PipelineOptions) -> dict[str, Any]:
     return {"channels": list(options.channels) if options.channels is not None else None,
             "uniform_weights": options.uniform_weights, "gate": options.gate,
             "entity_expansion": options.entity_expansion, "rerank": options.rerank,  # None: the config's
+            "learned": options.learned,
             "use_llm": options.use_llm,
             "today": options.today.isoformat() if options.today else None, "log": options.log}
 

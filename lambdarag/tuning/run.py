@@ -9,9 +9,11 @@ weights (its features depend on them), so the two proposals go together.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -51,6 +53,16 @@ class TuningOutcome:
     notes: list[str] = field(default_factory=list)
 
 
+def asked_on(record: Mapping[str, Any]) -> date | None:
+    """The date a logged request was answered as of (its as_of, else the day it was logged), None if unknown."""
+    for value in (record.get("as_of"), str(record.get("time") or "")[:10]):
+        try:
+            return date.fromisoformat(str(value))
+        except ValueError:
+            continue
+    return None
+
+
 def liked_fronts(kb: KnowledgeBase, feedback_dir: Path, use_llm: bool) -> tuple[list[Front], int]:
     """Fronts of liked, cited answers searched again with their condensed question (a hashed or dropped text
     cannot be: counted, not used). Right = the documents of the cited chunks."""
@@ -64,8 +76,8 @@ def liked_fronts(kb: KnowledgeBase, feedback_dir: Path, use_llm: bool) -> tuple[
         if not question or question.startswith("sha256:"):
             unreadable += 1
             continue
-        fronts.append(front(kb, str(record["request_id"]), question, (), None, {kb.doc_of(c) for c in cited},
-                            "rating", use_llm))
+        fronts.append(front(kb, str(record["request_id"]), question, (), asked_on(record),
+                            {kb.doc_of(c) for c in cited}, "rating", use_llm))
     return fronts, unreadable
 
 
