@@ -36,6 +36,7 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_vector.py
 	$(PY) bench/bench_extract.py
 	$(PY) bench/bench_build.py --write
+	$(PY) bench/bench_learned.py
 
 ## eval-ci: the eval test tier (small real subsets of ../shared/evaldata; skipped when absent)
 eval-ci: $(VENV)/.installed-test

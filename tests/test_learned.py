@@ -254,3 +254,16 @@ def test_liked_answers_are_searched_again_and_hashed_questions_are_counted(demo:
     FeedbackLog(domain.feedback_dir, hashed.config.feedback).log_rating(again.request_id, "up")
     _fronts, unreadable = liked_fronts(kb, domain.feedback_dir, use_llm=False)
     assert unreadable == 1
+
+
+def test_an_empty_pool_has_no_features_and_a_model_never_breaks_a_search(demo: Domain) -> None:
+    from lambdarag.query.expand import Expansion
+
+    rows = candidate_features([], {}, {}, Expansion("q", "q", "q", "q"), "fact")
+    assert rows.shape == (0, len(FEATURES))
+    kb = KnowledgeBase.load(demo)
+    with_model = dataclasses.replace(kb, ranker=ranker({"fused_rr": 1.0}, fusion_fingerprint(kb.config)))
+    for question in ("她的联系电话是多少？", "zzqx"):  # asked without its history / matching nothing at all
+        assert search(kb, question, OPTIONS).trace["ranking"] == []
+        learned = search(with_model, question, OPTIONS)  # raised ValueError (reshape of an empty pool) before
+        assert learned.hits == [] and learned.trace["ranking"] == []

@@ -8,15 +8,17 @@ feature is added, removed or computed differently, so a model trained on other f
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from lambdarag.config.schema import CHANNEL_NAMES, INTENT_NAMES
 from lambdarag.query.expand import Expansion
 from lambdarag.records import Chunk, Hit
-from lambdarag.retrieval.fusion import DOCUMENT, Fused, proximity
+from lambdarag.retrieval.fusion import DOCUMENT, UNITS_CACHE, Fused, normalized_units
 from lambdarag.text.tokenizer import keyword_share, normalize, split_sentences
 
 FEATURE_VERSION = 4
@@ -67,7 +69,7 @@ def candidate_features(pool: Sequence[Fused], rankings: Mapping[str, Sequence[Hi
     scores = channel_scores(rankings, doc_of)
     keywords = [normalize(k) for k in expansion.keywords]
     entities = _entity_names(expansion)
-    texts = [normalize(chunks[f.chunk_id].index_text) if f.chunk_id in chunks else "" for f in pool]
+    texts = [chunk_text(chunks[f.chunk_id]).index if f.chunk_id in chunks else "" for f in pool]
     rarity = pool_rarity(keywords, texts)
     bigrams = question_bigrams(" ".join(keywords))
     docs = [doc_of(f.chunk_id) for f in pool]
@@ -91,7 +93,8 @@ def candidate_features(pool: Sequence[Fused], rankings: Mapping[str, Sequence[Hi
         rows[i] = row
     sure = [[row[BASE_FEATURES.index(f"rr_{c}")] * confidence(rankings.get(c, ())) for c in CONFIDENT]
             for row in rows]
-    return np.hstack([rows, relative_columns(rows, docs), np.asarray(sure, dtype=np.float64).reshape(len(rows), -1)])
+    return np.hstack([rows, relative_columns(rows, docs),
+                      np.asarray(sure, dtype=np.float64).reshape(len(rows), len(CONFIDENT))])
 
 
 def confidence(hits: Sequence[Hit]) -> float:
@@ -123,9 +126,10 @@ def _text_features(chunk: Chunk | None, keywords: Sequence[str], entities: Seque
     """head_keywords, head_entities, text_keywords, proximity, is_table, length."""
     if chunk is None:
         return [0.0] * 6
-    head = normalize(chunk.head)
-    return [keyword_share(keywords, head), keyword_share(entities, head),
-            keyword_share(keywords, normalize(chunk.index_text)), proximity(keywords, chunk) if keywords else 0.0,
+    text = chunk_text(chunk)
+    return [keyword_share(keywords, text.head), keyword_share(entities, text.head),
+            keyword_share(keywords, text.index),
+            max(keyword_share(keywords, u) for u in normalized_units(chunk, 2)) if keywords else 0.0,  # proximity
             float(chunk.is_table), math.log1p(len(chunk.text) / LENGTH_SCALE)]
 
 
@@ -153,14 +157,39 @@ def _body_features(chunk: Chunk | None, keywords: Sequence[str], rarity: Mapping
     own text (not its head, which every window of a page shares) and in its best window of two sentences."""
     if chunk is None:
         return [0.0] * 5
+    ct = chunk_text(chunk)
+    counts: dict[str, int] = {}
+    for k in keywords:
+        counts[k] = counts.get(k, 0) + 1
+    total_rarity = sum(rarity.values())
+    best_share = best_rare = 0.0
+    for window in ct.windows:  # one pass over the window per keyword, both shares read from it
+        found = [k for k in counts if k in window]
+        best_share = max(best_share, sum(counts[k] for k in found) / len(keywords) if keywords else 0.0)
+        best_rare = max(best_rare, sum(rarity.get(k, 0.0) for k in found) / total_rarity if total_rarity > 0 else 0.0)
+    best_bigram = max((len(bigrams & b) / len(bigrams) for b in ct.bigrams), default=0.0) if bigrams else 0.0
+    return [keyword_share(keywords, ct.body), best_share, _weighted_share(rarity, text), best_rare, best_bigram]
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk's texts as the features read them, normalised once (the same top chunks come back request after
+    request): head, body, head + body, and the body's windows of two sentences (a table: its body, one unit)."""
+
+    head: str
+    body: str
+    index: str
+    windows: tuple[str, ...]
+    bigrams: tuple[frozenset[str], ...]  # each window's character bigrams (a bigram is in a window iff in its set)
+
+
+@functools.lru_cache(maxsize=UNITS_CACHE)
+def chunk_text(chunk: Chunk) -> ChunkText:
     body = normalize(chunk.text)
-    windows = _windows(chunk.text) if not chunk.is_table else [body]
-    body_share = keyword_share(keywords, body)
-    return [body_share, max((keyword_share(keywords, w) for w in windows), default=0.0),
-            _weighted_share(rarity, text), max((_weighted_share(rarity, w) for w in windows), default=0.0),
-            max((sum(1 for b in bigrams if b in w) / len(bigrams) for w in windows), default=0.0) if bigrams else 0.0]
-
-
-def _windows(text: str, span: int = 2) -> list[str]:
-    sentences = [normalize(s) for s in split_sentences(text)] or [normalize(text)]
-    return ["".join(sentences[i:i + span]) for i in range(max(1, len(sentences) - span + 1))]
+    if chunk.is_table:
+        windows: tuple[str, ...] = (body,)
+    else:
+        sentences = [normalize(s) for s in split_sentences(chunk.text)] or [body]
+        windows = tuple("".join(sentences[i:i + 2]) for i in range(max(1, len(sentences) - 1)))
+    bigrams = tuple(frozenset(w[i:i + 2] for i in range(len(w) - 1)) for w in windows)
+    return ChunkText(normalize(chunk.head), body, normalize(chunk.index_text), windows, bigrams)

@@ -155,7 +155,7 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     if intent not in HISTORY_INTENTS:
         fused = after_today(fused, kb.chunks, options.today or date.today(), superseded_penalty(kb))
     fused = version_preference(fused, kb.chunks, demoted or {}, superseded_penalty(kb))
-    if kb.ranker is not None and options.learned:
+    if kb.ranker is not None and options.learned and fused:
         fused = learned_order(kb.ranker, fused, candidate_features(fused[: kb.ranker.depth], rankings, kb.chunks,
                                                                    expansion, intent))
     depth = max(RANKING_DEPTH, cfg.final_top_k)
