@@ -46,7 +46,7 @@ def register(sub: Any) -> None:
 def thin_message(result: TuningResult) -> str:
     """The "too thin to tune" explanation with the count per intent."""
     counts = ", ".join(f"{i} {n}" for i, n in result.thin.items()) or "no usable samples at all"
-    return (f"too thin to tune: no intent has {result.min_samples} samples ({counts}). Collect more rated "
+    return (f"weights: too thin to tune: no intent has {result.min_samples} samples ({counts}). Collect more rated "
             f"answers (POST /api/feedback with rating up), pass --questions with labelled questions, "
             f"or lower --min-samples.")
 
