@@ -120,7 +120,9 @@ def test_load_refuses_a_model_of_other_fusion_settings(tmp_path: Path) -> None:
     model, why = load_ranker(domain.index_dir, domain.config)
     assert model is None and "refused" in why
     kb = KnowledgeBase.load(domain)
-    assert kb.ranker is None and "refused" in kb.health()["learned_fusion"]
+    assert kb.ranker is None and "refused" in kb.health()["learned_fusion"] and kb.health()["degraded"]
+    trace = search(kb, "住宿费标准", OPTIONS).trace
+    assert trace["learned"]["refused"] and "learned" in [d["stage"] for d in trace["degraded"]]
 
 
 def _small_domain(tmp_path: Path) -> Domain:

@@ -273,6 +273,9 @@ def _base_trace(req: _Request) -> dict[str, Any]:
     }
     if req.retrieval is not None:
         trace.update(retrieval_trace(req.retrieval))
+    kb = req.kb
+    trace["learned"] = {"used": kb.ranker is not None and req.options.learned, "status": kb.ranker_status(),
+                        "refused": kb.ranker_refused}  # the learned ranking stage
     trace["degraded"] = degraded_paths(trace)  # search's too; an answer adds the later stages' (_result)
     trace["stages"] = req.stages.rounded()
     return trace

@@ -32,8 +32,8 @@ class Stages:
 
 
 def degraded_paths(trace: dict[str, Any]) -> list[dict[str, str]]:
-    """Every stage that fell back from its preferred path, with the reason (LLM errors, dead channels, a reranker
-    that timed out, failed or answered something unusable)."""
+    """Every stage that fell back from its preferred path, with the reason (LLM errors, dead channels, an installed
+    learned-stage model that was refused, a reranker that timed out, failed or answered something unusable)."""
     out: list[dict[str, str]] = []
     for stage in ("condense", "intent", "slots", "generation"):
         error = (trace.get(stage) or {}).get("error")
@@ -42,6 +42,9 @@ def degraded_paths(trace: dict[str, Any]) -> list[dict[str, str]]:
     for name, run in (trace.get("channels") or {}).items():
         if run.get("error"):
             out.append({"stage": f"channel:{name}", "error": str(run["error"])})
+    learned = trace.get("learned") or {}
+    if learned.get("refused"):
+        out.append({"stage": "learned", "error": str(learned.get("status", ""))})
     rerank = trace.get("rerank") or {}
     if rerank.get("status") in FAILED:
         out.append({"stage": "rerank", "error": f"{rerank['status']}: {rerank.get('reason', '')}"})

@@ -20,7 +20,7 @@ from lambdarag.ingest.store import load_chunks
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.models.rerank import RerankClient, reranker_from_config
 from lambdarag.records import Chunk
-from lambdarag.retrieval.learned import LearnedRanker, load_ranker
+from lambdarag.retrieval.learned import LearnedRanker, load_ranker, model_path
 from lambdarag.retrieval.versions import VersionIndex, build_index
 from lambdarag.text.tokenizer import Tokenizer
 
@@ -38,6 +38,7 @@ class KnowledgeBase:
     llm: LLMClient | None
     ranker: LearnedRanker | None = None  # the learned ranking stage (index/fusion/model.json), None = weighted RRF
     ranker_note: str = ""  # why there is no ranker (no model, or one refused)
+    ranker_refused: bool = False  # a model is installed but could not be used: a degraded path
     reranker: RerankClient | None = None  # None when rerank.enabled is false
     loaded_at: float = field(default_factory=time.time)
 
@@ -55,6 +56,7 @@ class KnowledgeBase:
             )
         channels, errors = load_channels(domain, chunks=chunk_list)
         ranker, ranker_note = load_ranker(domain.index_dir, domain.config)
+        refused = ranker is None and domain.config.retrieval.learned and model_path(domain.index_dir).exists()
         return cls(
             domain=domain,
             config=domain.config,
@@ -65,6 +67,7 @@ class KnowledgeBase:
             llm=llm_from_config(domain.config),
             ranker=ranker,
             ranker_note=ranker_note,
+            ranker_refused=refused,
             reranker=reranker_from_config(domain.config),
         )
 
@@ -98,7 +101,7 @@ class KnowledgeBase:
         report.update(self.channel_errors)
         return {
             "ok": bool(self.channels) and bool(self.chunks),
-            "degraded": bool(self.channel_errors),
+            "degraded": bool(self.channel_errors) or self.ranker_refused,
             "channels": report,
             "llm": "configured" if self.llm is not None else "disabled",
             "learned_fusion": self.ranker_status(),
