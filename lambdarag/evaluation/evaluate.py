@@ -87,21 +87,14 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,
                                 settings.leave_one_out, kb.config.query.entity_expansion)
-    tuning: dict[str, Any] = {}
+    tune_on: list[EvalQuestion] = []
     if settings.tune_split is not None:
-        assert settings.tuner is not None, "tune_split needs a tuner"
         tune_on, questions = split_questions(questions, settings.tune_split, settings.tune_seed)
     records, seconds = run_all(Runner(kb, baseline, levels), questions, variants, settings.progress)
-    if settings.tune_split is not None and settings.tuner is not None:
-        tuned_kb, tuning = settings.tuner(kb, tune_on)
-        tuning = {"questions": len(tune_on), "evaluated": len(questions), "seed": settings.tune_seed,
-                  "fraction": settings.tune_split, **tuning}
-        full = next(v for v in variants if v.name == FULL)
-        tuned = Variant(TUNED, f"full system tuned on {len(tune_on)} other questions (lambdarag tune, applied)",
-                        full.options)
-        more, extra_seconds = run_all(Runner(tuned_kb, None, levels), questions, [tuned], settings.progress)
-        records, seconds = records + more, seconds + extra_seconds
-        variants = [*variants, tuned]
+    tuning: dict[str, Any] = {}
+    if tune_on:
+        tuned, more, extra_seconds, tuning = run_tuned(kb, tune_on, questions, variants, levels, settings)
+        records, seconds, variants = records + more, seconds + extra_seconds, [*variants, tuned]
     summary = summarize(records)
     targets = check_targets(summary["summary"], settings.targets)
     info = {
@@ -120,6 +113,22 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     out = settings.out or default_out_dir(name)
     files = write_report(out, info, summary, records, targets)
     return EvalOutcome(summary, records, files, targets)
+
+
+def run_tuned(kb: KnowledgeBase, tune_on: Sequence[EvalQuestion], questions: Sequence[EvalQuestion],
+              variants: Sequence[Variant], levels: Levels,
+              settings: EvalSettings) -> tuple[Variant, list[QuestionRecord], float, dict[str, Any]]:
+    """settings.tuner on ``tune_on``, then the full system's options on the tuned knowledge base over
+    ``questions``: the variant, its records, seconds, and what the tuning found."""
+    assert settings.tuner is not None, "tune_split needs a tuner"
+    tuned_kb, found = settings.tuner(kb, tune_on)
+    full = next(v for v in variants if v.name == FULL)
+    tuned = Variant(TUNED, f"full system tuned on {len(tune_on)} other questions (lambdarag tune, applied)",
+                    full.options)
+    records, seconds = run_all(Runner(tuned_kb, None, levels), questions, [tuned], settings.progress)
+    tuning = {"questions": len(tune_on), "evaluated": len(questions), "seed": settings.tune_seed,
+              "fraction": settings.tune_split, **found}
+    return tuned, records, seconds, tuning
 
 
 def split_questions(questions: Sequence[EvalQuestion], fraction: float,

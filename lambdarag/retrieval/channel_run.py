@@ -6,8 +6,6 @@ collected in the configured channel order, so what follows sees the same order a
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -18,12 +16,11 @@ from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
 from lambdarag.records import Hit
 from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.retrieval.threads import ProcessPool
 
 POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
 
-_pool: ThreadPoolExecutor | None = None
-_pool_pid = 0
-_pool_lock = threading.Lock()
+_POOL = ProcessPool(POOL_WORKERS, "lambdarag-channel")
 
 
 @dataclass(frozen=True)
@@ -38,13 +35,8 @@ class ChannelRun:
 
 
 def channel_pool() -> ThreadPoolExecutor:
-    """The process-wide pool channel searches run on (recreated after a fork: threads do not survive one)."""
-    global _pool, _pool_pid
-    with _pool_lock:
-        if _pool is None or _pool_pid != os.getpid():
-            _pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="lambdarag-channel")
-            _pool_pid = os.getpid()
-        return _pool
+    """The process-wide pool channel searches run on."""
+    return _POOL.get()
 
 
 def _timed_search(channel: Channel, query: str, k: int) -> tuple[list[Hit], float]:

@@ -8,8 +8,6 @@ order exactly, and the decision record says why (the trace, trace["degraded"] an
 from __future__ import annotations
 
 import dataclasses
-import os
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,25 +19,19 @@ from lambdarag.config.schema import RerankConfig
 from lambdarag.models.rerank import ERROR, MALFORMED, TIMEOUT, RerankClient, RerankError
 from lambdarag.records import Chunk
 from lambdarag.retrieval.fusion import Fused
+from lambdarag.retrieval.threads import ProcessPool
 
 OK, OFF, SKIPPED = "ok", "off", "skipped"
 FAILED = (TIMEOUT, ERROR, MALFORMED)  # statuses that kept the fused order because the reranker let us down
 MIN_CANDIDATES = 2  # fewer leave nothing to reorder, so no call is made
 POOL_WORKERS = 8  # per process; its own pool, so a hung rerank server cannot hold the channels' threads
 
-_pool: ThreadPoolExecutor | None = None
-_pool_pid = 0
-_pool_lock = threading.Lock()
+_POOL = ProcessPool(POOL_WORKERS, "lambdarag-rerank")
 
 
 def call_pool() -> ThreadPoolExecutor:
-    """The process-wide pool rerank calls run on (recreated after a fork: threads do not survive one)."""
-    global _pool, _pool_pid
-    with _pool_lock:
-        if _pool is None or _pool_pid != os.getpid():
-            _pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="lambdarag-rerank")
-            _pool_pid = os.getpid()
-        return _pool
+    """The process-wide pool rerank calls run on."""
+    return _POOL.get()
 
 
 @dataclass(frozen=True)
