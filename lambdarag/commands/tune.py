@@ -33,6 +33,8 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the train / held-out split (default 0)")
     p.add_argument("--min-gain", type=float, default=0.01,
                    help="held-out MRR gain a change needs to be proposed (default 0.01)")
+    p.add_argument("--learned-min-gain", type=float, default=0.0,
+                   help="held-out MRR gain the learned stage needs to be proposed (default 0: any gain)")
     p.add_argument("--weights", action=argparse.BooleanOptionalAction, default=True,
                    help="tune the per-intent RRF weights (default on)")
     p.add_argument("--learned", action=argparse.BooleanOptionalAction, default=True,
@@ -91,8 +93,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.apply:  # a reviewed file: apply it as it is, no tuning run
         return _apply_file(domain, Path(args.apply), when)
     questions = load_questions(args.questions) if args.questions is not None else []
-    settings = TuneSettings(args.min_samples, args.holdout, args.seed, args.min_gain, weights=args.weights,
-                            learned=args.learned)
+    settings = TuneSettings(args.min_samples, args.holdout, args.seed, args.min_gain, args.learned_min_gain,
+                            weights=args.weights, learned=args.learned)
     try:
         kb = KnowledgeBase.load(domain)
     except IndexMismatchError as exc:

@@ -143,14 +143,14 @@ def held_out_mrr(samples: Sequence[PoolSample], seed: int) -> dict[str, float]:
     return dict(total)
 
 
-def learn(samples: Sequence[PoolSample], fingerprint: str, seed: int = 0, min_gain: float = 0.01,
+def learn(samples: Sequence[PoolSample], fingerprint: str, seed: int = 0, min_gain: float = 0.0,
           manifest: Mapping[str, Any] | None = None) -> LearnedTuning:
     """Held-out MRR of the whole procedure (every sample held out once, seeded OUTER_FOLDS-fold, C chosen
     within each fold) decides; the proposed model is then fit on every sample with C chosen by cross-validation."""
     usable = [s for s in samples if s.learnable]
     skipped = len(samples) - len(usable)
     if len(usable) < OUTER_FOLDS * INNER_FOLDS:
-        return LearnedTuning(None, len(usable), 0.0, 0.0, skipped=skipped, min_gain=min_gain)
+        return LearnedTuning(None, len(samples), 0.0, 0.0, skipped=skipped, min_gain=min_gain)
     learned = held_out_mrr(usable, seed)
     # the figures are over every sample, the unlearnable included (their order cannot change, their MRR counts)
     fused = {s.key: mrr([s], None) for s in samples}
