@@ -129,8 +129,17 @@ def _text_features(chunk: Chunk | None, keywords: Sequence[str], entities: Seque
     text = chunk_text(chunk)
     return [keyword_share(keywords, text.head), keyword_share(entities, text.head),
             keyword_share(keywords, text.index),
-            max(keyword_share(keywords, u) for u in normalized_units(chunk, 2)) if keywords else 0.0,  # proximity
+            _proximity(keywords, chunk, text),
             float(chunk.is_table), math.log1p(len(chunk.text) / LENGTH_SCALE)]
+
+
+def _proximity(keywords: Sequence[str], chunk: Chunk, text: ChunkText) -> float:
+    """fusion.proximity of keywords normalised already, testing in each unit only the words the chunk holds (a
+    unit is the head and a window of joined sentences, or a table's whole text)."""
+    present = [k for k in keywords if (k in text.index if chunk.is_table else k in text.head or k in text.joined)]
+    if not present:
+        return 0.0
+    return max(sum(1 for k in present if k in unit) for unit in normalized_units(chunk, 2)) / len(keywords)
 
 
 def pool_rarity(keywords: Sequence[str], texts: Sequence[str]) -> dict[str, float]:
@@ -160,12 +169,13 @@ def _body_features(chunk: Chunk | None, keywords: Sequence[str], rarity: Mapping
     ct = chunk_text(chunk)
     counts: dict[str, int] = {}
     for k in keywords:
-        counts[k] = counts.get(k, 0) + 1
+        if k in ct.joined:  # a word the joined sentences lack is in none of the windows
+            counts[k] = counts.get(k, 0) + 1
     total_rarity = sum(rarity.values())
     best_share = best_rare = 0.0
-    for window in ct.windows:  # one pass over the window per keyword, both shares read from it
+    for window in ct.windows if counts else ():  # one pass over the window per keyword, both shares read from it
         found = [k for k in counts if k in window]
-        best_share = max(best_share, sum(counts[k] for k in found) / len(keywords) if keywords else 0.0)
+        best_share = max(best_share, sum(counts[k] for k in found) / len(keywords))
         best_rare = max(best_rare, sum(rarity.get(k, 0.0) for k in found) / total_rarity if total_rarity > 0 else 0.0)
     best_bigram = max((len(bigrams & b) / len(bigrams) for b in ct.bigrams), default=0.0) if bigrams else 0.0
     return [keyword_share(keywords, ct.body), best_share, _weighted_share(rarity, text), best_rare, best_bigram]
@@ -180,16 +190,14 @@ class ChunkText:
     body: str
     index: str
     windows: tuple[str, ...]
+    joined: str  # the body's sentences joined as the windows join them (each window is a substring of it)
     bigrams: tuple[frozenset[str], ...]  # each window's character bigrams (a bigram is in a window iff in its set)
 
 
 @functools.lru_cache(maxsize=UNITS_CACHE)
 def chunk_text(chunk: Chunk) -> ChunkText:
     body = normalize(chunk.text)
-    if chunk.is_table:
-        windows: tuple[str, ...] = (body,)
-    else:
-        sentences = [normalize(s) for s in split_sentences(chunk.text)] or [body]
-        windows = tuple("".join(sentences[i:i + 2]) for i in range(max(1, len(sentences) - 1)))
+    sentences = [body] if chunk.is_table else [normalize(s) for s in split_sentences(chunk.text)] or [body]
+    windows = tuple("".join(sentences[i:i + 2]) for i in range(max(1, len(sentences) - 1)))
     bigrams = tuple(frozenset(w[i:i + 2] for i in range(len(w) - 1)) for w in windows)
-    return ChunkText(normalize(chunk.head), body, normalize(chunk.index_text), windows, bigrams)
+    return ChunkText(normalize(chunk.head), body, normalize(chunk.index_text), windows, "".join(sentences), bigrams)
