@@ -38,6 +38,7 @@ def extract_domain(
     progress: bool | None = None,
     *,
     workers: int | None = None,
+    stage: bool = False,
 ) -> ExtractReport:
     """Extract every new or changed file of ``raw_dir`` into ``processed_dir``.
 
@@ -45,13 +46,15 @@ def extract_domain(
         progress: show a progress bar; None shows one only when stderr is a terminal.
         workers: extraction processes (default: up to 4, one per CPU); 0 extracts in this
             process without a time limit (debugging).
+        stage: write the chunk list as the staged list of a build (store.promote_staged publishes
+            it when the build commits) instead of chunks.jsonl.
     """
     raw_dir, processed_dir = Path(raw_dir), Path(processed_dir)
     if not raw_dir.is_dir():
         raise ExtractionError(f"raw folder {raw_dir} does not exist", "create it and put documents in it")
     processed_dir.mkdir(parents=True, exist_ok=True)
     with _exclusive(processed_dir):
-        return _Run(raw_dir, processed_dir, settings).execute(wants_bar(progress), workers)
+        return _Run(raw_dir, processed_dir, settings, stage).execute(wants_bar(progress), workers)
 
 
 def scan_raw(raw_dir: Path, follow_symlinks: bool = False) -> dict[str, Path]:
@@ -81,8 +84,9 @@ def doc_id_for(source: str) -> str:
 
 
 class _Run:
-    def __init__(self, raw_dir: Path, processed_dir: Path, settings: IngestSettings) -> None:
+    def __init__(self, raw_dir: Path, processed_dir: Path, settings: IngestSettings, stage: bool = False) -> None:
         self.raw_dir = raw_dir
+        self.stage = stage
         self.processed = processed_dir
         self.settings = settings
         self.state = store.read_state(processed_dir)
@@ -104,9 +108,11 @@ class _Run:
         self.state.extractor = EXTRACTOR_VERSION
         self.state.chunking = self.settings.chunking_key()
         self.state.limits = self.settings.limits_key()
-        store.write_chunks(self.processed, chunks)
+        store.write_chunks(self.processed, chunks, self.stage)
+        # staged, chunks.jsonl still holds the previous list (maybe chunked otherwise) until the build commits:
+        # until then every file's chunks are read from its record (store.promote_staged marks them published)
         for entry in self.state.files.values():
-            entry.published = True
+            entry.published = not self.stage
         store.write_state(self.processed, self.state)
         self._finish_report(chunks, started)
         return self.report
