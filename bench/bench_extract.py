@@ -124,7 +124,7 @@ def main() -> int:
     if not DOCUMENTS.is_dir():
         print(f"skipped: the real documents are not available ({DOCUMENTS})")
         return 0
-    settings = IngestSettings()
+    settings = IngestSettings(follow_symlinks=True)  # raw/ links to the real documents
     files = sorted(p for p in DOCUMENTS.rglob("*") if p.suffix.lower() in {".pdf", ".docx", ".pptx", ".xlsx"})
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs (load average at start {load}), "

@@ -67,6 +67,13 @@ class IndexMismatchError(LambdaRAGError):
     status = 503
 
 
+class BuildRunningError(LambdaRAGError):
+    """Another build of the same domain holds the domain's build lock."""
+
+    code = "build_running"
+    status = 409
+
+
 class ExtractionError(LambdaRAGError):
     """One file could not be extracted; the build records it and goes on."""
 

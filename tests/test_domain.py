@@ -21,7 +21,8 @@ def test_init_creates_the_folders_and_instance_file(tmp_path: Path) -> None:
     assert domain.config.prompts.system.count("{domain}") == 1
 
 
-@pytest.mark.parametrize("name", ["", "Upper", "../escape", "a/b", "-lead", "x" * 65, "名字", "a b", ".", ".."])
+@pytest.mark.parametrize("name", ["", "Upper", "../escape", "a/b", "-lead", "x" * 65, "名字", "a b", ".", "..",
+                                  "kb\n", "/abs", "kb/../x", "a\x00", "a\\b", "~kb", " kb"])
 def test_bad_names_are_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(DomainError, match="invalid domain name"):
         init_domain(name, tmp_path)
@@ -41,6 +42,15 @@ def test_init_refuses_an_existing_domain_unless_forced_and_keeps_raw(tmp_path: P
         init_domain("demo", tmp_path)
     init_domain("demo", tmp_path, force=True)
     assert doc.read_text(encoding="utf-8") == "# 差旅费管理办法\n"
+
+
+def test_a_domain_folder_linked_out_of_the_knowledge_base_is_refused(tmp_path: Path) -> None:
+    base = tmp_path / "knowledge"
+    base.mkdir()
+    init_domain("real", tmp_path / "elsewhere")
+    (base / "linked").symlink_to(tmp_path / "elsewhere" / "real", target_is_directory=True)
+    with pytest.raises(DomainError, match=r"domain 'linked' resolves outside .*knowledge: choose another name"):
+        open_domain("linked", base)
 
 
 def test_open_missing_domain_says_how_to_create_it(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from lambdarag.ingest.chunk import chunk_document
 from lambdarag.ingest.document import Document, Table
 
 SETTINGS = IngestSettings()
+LINKED = IngestSettings(follow_symlinks=True)  # raw/ links to the shared files instead of copying them
 
 
 def tables(doc: Document) -> list[Table]:
@@ -100,7 +101,7 @@ def test_scanned_pdf_is_reported_as_needing_ocr(tmp_path: Path) -> None:
     raw.mkdir()
     scan = real_file("pdf/table-multi-row-column-cells_en_scanned_no_text_layer.pdf")
     (raw / "scan.pdf").symlink_to(scan)
-    report = extract_domain(raw, tmp_path / "processed", SETTINGS, progress=False)
+    report = extract_domain(raw, tmp_path / "processed", LINKED, progress=False)
     assert report.needs_ocr == ["scan.pdf"] and report.failed == [] and report.chunks == 0
     assert report.summary().endswith("completed")
 
@@ -144,7 +145,7 @@ def test_jsonl_corpus_imports_with_doc_ids_unchanged(tmp_path: Path) -> None:
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "cmrc.jsonl").symlink_to(corpus)
-    report = extract_domain(raw, tmp_path / "processed", SETTINGS, progress=False)
+    report = extract_domain(raw, tmp_path / "processed", LINKED, progress=False)
     expected = {}
     with corpus.open(encoding="utf-8") as handle:
         for line in handle:

@@ -2,6 +2,12 @@
 
 A failing step is reported in its StepOutcome and never stops the later ones; the CLI
 (`lambdarag build`), the demo, the evaluation workspace and the tests all build through here.
+
+A build is one transaction of its domain: it holds the domain's build lock (a second build refuses or
+waits, see channels/buildlock.py), its extract step writes a staged chunk list and its channel steps
+build index folders that are held back; only when every step has run are the chunk list and then the
+index links swapped in (a few renames). A build that dies before that, SIGKILL included, leaves the
+previous chunk list and indexes serving, consistent with each other; the next build removes what it left.
 """
 
 from __future__ import annotations
@@ -10,9 +16,12 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lambdarag.channels.base import BuildResult, channel_module
+from lambdarag.channels.buildlock import build_lock, pause_point
+from lambdarag.channels.manifest import held_back, swap_in
 from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk
@@ -43,18 +52,24 @@ def ingest_settings(domain: Domain) -> IngestSettings:
     return IngestSettings(**asdict(domain.config.ingest))
 
 
-def run_extract(domain: Domain, progress: bool | None = None) -> ExtractReport:
-    """Extract and chunk the domain's raw/ into processed/ (incremental)."""
+def run_extract(
+    domain: Domain, progress: bool | None = None, stage: bool = False, wait_s: float | None = None
+) -> ExtractReport:
+    """Extract and chunk the domain's raw/ into processed/ (incremental), under the domain's build lock;
+    ``stage``: as the staged chunk list of a build, published when it commits."""
     from lambdarag.ingest.run import extract_domain
 
-    return extract_domain(domain.raw_dir, domain.processed_dir, ingest_settings(domain), progress=progress)
+    with build_lock(domain.root, wait_s, what="extract"):
+        return extract_domain(domain.raw_dir, domain.processed_dir, ingest_settings(domain), progress=progress,
+                              stage=stage)
 
 
-def domain_chunks(domain: Domain) -> list[Chunk]:
-    """The extracted chunks; none yet means extraction must run first."""
+def domain_chunks(domain: Domain, staged: bool = False) -> list[Chunk]:
+    """The extracted chunks (``staged``: the build's own when its extract step wrote them); none means extraction
+    must run first."""
     from lambdarag.ingest.store import load_chunks
 
-    chunks = load_chunks(domain.processed_dir)
+    chunks = load_chunks(domain.processed_dir, staged=staged)
     if not chunks:
         raise IndexMismatchError(
             f"domain {domain.name!r} has no extracted chunks",
@@ -63,9 +78,9 @@ def domain_chunks(domain: Domain) -> list[Chunk]:
     return chunks
 
 
-def _channel_step(names: Sequence[str]) -> Callable[[Domain, bool | None], tuple[BuildResult, ...]]:
-    def step(domain: Domain, progress: bool | None) -> tuple[BuildResult, ...]:
-        chunks = domain_chunks(domain)
+def _channel_step(names: Sequence[str]) -> Callable[[Domain, bool | None, bool], tuple[BuildResult, ...]]:
+    def step(domain: Domain, progress: bool | None, staged: bool) -> tuple[BuildResult, ...]:
+        chunks = domain_chunks(domain, staged)
         return tuple(channel_module(name).build(domain, chunks, progress=progress) for name in names)
 
     return step
@@ -80,17 +95,18 @@ def _vectors_enabled(domain: Domain) -> str | None:
     return None
 
 
-def run_step(domain: Domain, step: str, progress: bool | None = None) -> StepOutcome:
-    """Run one step; a failing step is reported, not raised, so later steps still run."""
+def run_step(domain: Domain, step: str, progress: bool | None = None, staged: bool = False) -> StepOutcome:
+    """Run one step; a failing step is reported, not raised, so later steps still run. ``staged``: a step of
+    build_domain (extract writes, the others read, the staged chunk list)."""
     start = time.perf_counter()
     try:
         if step == "extract":
-            report = run_extract(domain, progress)
+            report = run_extract(domain, progress, stage=staged)
             return StepOutcome(step, time.perf_counter() - start, report.summary(), ok=not report.failed)
         if step == "vectors" and (why := _vectors_enabled(domain)):
             return StepOutcome(step, 0.0, f"skipped: {why}")
         names = {"index": ("bm25", "document"), "vectors": ("vector",), "wiki": ("graph", "wiki")}[step]
-        results = _channel_step(names)(domain, progress)
+        results = _channel_step(names)(domain, progress, staged)
     except LambdaRAGError as exc:
         return StepOutcome(step, time.perf_counter() - start, f"failed: {exc}", ok=False)
     text = "; ".join(f"{r.channel}: {r.items} items" + (f" ({r.detail})" if r.detail else "") for r in results)
@@ -98,16 +114,38 @@ def run_step(domain: Domain, step: str, progress: bool | None = None) -> StepOut
 
 
 def build_domain(
-    domain: Domain, steps: Sequence[str] | None = None, progress: bool | None = None
+    domain: Domain, steps: Sequence[str] | None = None, progress: bool | None = None, wait_s: float | None = None
 ) -> list[StepOutcome]:
-    """Run the build steps in order (all by default) and return what each did."""
+    """Run the build steps in order (all by default) as one transaction and return what each did.
+
+    ``wait_s``: how long to wait for another build of the domain to finish (None: $LAMBDARAG_BUILD_WAIT_S, else 0,
+    refuse at once with BuildRunningError)."""
+    from lambdarag.ingest.store import discard_staged
+
+    chosen = list(steps or STEPS)
+    if unknown := [step for step in chosen if step not in STEPS]:
+        raise LambdaRAGError(f"unknown build step {unknown[0]!r}", f"known steps: {', '.join(STEPS)}")
     outcomes = []
-    for step in steps or STEPS:
-        if step not in STEPS:
-            raise LambdaRAGError(f"unknown build step {step!r}", f"known steps: {', '.join(STEPS)}")
-        outcomes.append(run_step(domain, step, progress))
-        print(f"[{step}] {outcomes[-1].summary} ({outcomes[-1].seconds:.1f} s)", file=sys.stderr)
+    with build_lock(domain.root, wait_s), held_back(domain.index_dir) as held:
+        discard_staged(domain.processed_dir)  # one a dead build left: this build stages its own, or none
+        for step in chosen:
+            pause_point(step)
+            outcomes.append(run_step(domain, step, progress, staged=True))
+            print(f"[{step}] {outcomes[-1].summary} ({outcomes[-1].seconds:.1f} s)", file=sys.stderr)
+        pause_point("commit")
+        commit(domain, held)
     return outcomes
+
+
+def commit(domain: Domain, held: dict[str, Path]) -> None:
+    """Swap the build's results in: the staged chunk list first, then every held index folder's link."""
+    from lambdarag.ingest.store import promote_staged
+
+    chunks = promote_staged(domain.processed_dir)
+    pause_point("commit:links")
+    swapped = swap_in(domain.index_dir, held)
+    served = [*(["chunk list"] if chunks else []), *swapped]
+    print(f"[commit] now served: {', '.join(served) or 'nothing new'}", file=sys.stderr)
 
 
 def timing_summary(outcomes: Sequence[StepOutcome]) -> str:

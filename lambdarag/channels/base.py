@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
-from lambdarag.errors import LambdaRAGError
+from lambdarag.errors import LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
@@ -74,6 +74,9 @@ def load_channels(
             loaded[name] = channel_module(name).load(domain, chunks)
         except LambdaRAGError as exc:
             errors[name] = str(exc)
-        except (ImportError, OSError, ValueError) as exc:
+        except ImportError as exc:
             errors[name] = f"{type(exc).__name__}: {exc}"
+        except (OSError, ValueError, EOFError) as exc:  # damage a channel's checks did not foresee: name the rebuild
+            errors[name] = f"{name} index of domain {domain.name!r} could not be read ({type(exc).__name__}: " \
+                           f"{exc}): {rebuild_hint(name, domain.name)}"
     return loaded, errors

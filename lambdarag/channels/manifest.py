@@ -2,7 +2,13 @@
 
 index/<channel> is a symlink to index/.<channel>-<stamp>/; a build writes a fresh folder and
 swaps the link with os.replace, so readers see the old index or the new one, never half of one,
-and a build that dies midway leaves the previous index in place.
+and a build that dies midway leaves the previous index in place. The manifest lists the size of
+every file of the folder, so a file deleted, truncated or replaced later is refused at load with
+the command that rebuilds it.
+
+Within ``held_back(index_root)`` (a whole `lambdarag build`) publish() swaps nothing in: the new
+folders wait until ``swap_in`` at the end of the build, so that until then every channel still
+serves the previous build's index, consistent with the previous chunk list.
 """
 
 from __future__ import annotations
@@ -14,10 +20,11 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lambdarag.channels.buildlock import build_lock, pause_point
 from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.records import Chunk
 
@@ -25,6 +32,8 @@ if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
 
 MANIFEST_NAME = "manifest.json"
+_held: dict[Path, dict[str, Path]] = {}  # index root → channel → folder built by this process, not swapped in yet
+
 
 @dataclass(frozen=True)
 class Manifest:
@@ -37,6 +46,7 @@ class Manifest:
     chunks_hash: str
     built_at: float = field(default_factory=time.time)
     extra: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, int] = field(default_factory=dict)  # every file of the folder and its size in bytes
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2, sort_keys=True)
@@ -54,28 +64,72 @@ def chunks_hash(chunks: Iterable[Chunk]) -> str:
 
 
 def publish(index_root: Path, channel: str, write: Callable[[Path], Manifest]) -> Path:
-    """Build into a fresh folder with ``write`` (which returns the manifest), then swap it in."""
-    index_root.mkdir(parents=True, exist_ok=True)
+    """Build into a fresh folder with ``write`` (which returns the manifest), then swap it in (or, within
+    ``held_back``, keep it for ``swap_in``). Holds the domain's build lock (the folder above ``index_root``)."""
+    with build_lock(index_root.parent, what=f"publish {channel}"):
+        index_root.mkdir(parents=True, exist_ok=True)
+        folder = _write_folder(index_root, channel, write)
+        pause_point(f"publish:{channel}")
+        held = _held.get(index_root.resolve())
+        if held is None:
+            _swap(index_root, channel, folder)
+        else:
+            if channel in held:
+                shutil.rmtree(held[channel], ignore_errors=True)
+            held[channel] = folder
+    return index_root / channel
+
+
+def _write_folder(index_root: Path, channel: str, write: Callable[[Path], Manifest]) -> Path:
+    """A fresh .<channel>-<stamp> folder filled by ``write``, its manifest listing every file's size."""
     stamp = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 1_000_000}"
     folder = index_root / f".{channel}-{stamp}"
     folder.mkdir()
     try:
         manifest = write(folder)
-        (folder / MANIFEST_NAME).write_text(manifest.to_json(), encoding="utf-8")
+        sizes = {p.relative_to(folder).as_posix(): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
+        (folder / MANIFEST_NAME).write_text(replace(manifest, files=sizes).to_json(), encoding="utf-8")
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    return folder
+
+
+def _swap(index_root: Path, channel: str, folder: Path) -> None:
+    """Point index/<channel> at ``folder`` (one os.replace), then delete the folder it pointed at before."""
     link = index_root / channel
     previous = link.resolve() if link.is_symlink() else None
     if link.exists() and not link.is_symlink():
         shutil.rmtree(link)  # an index from before atomic publication
-    tmp_link = index_root / f".{channel}.link-{stamp}"
+    tmp_link = index_root / f".{channel}.link-{folder.name.removeprefix(f'.{channel}-')}"
     tmp_link.symlink_to(folder.name)
     os.replace(tmp_link, link)
     if previous is not None and previous != folder.resolve():
         shutil.rmtree(previous, ignore_errors=True)
     remove_abandoned(index_root, channel, keep=folder)
-    return link
+
+
+@contextmanager
+def held_back(index_root: Path) -> Iterator[dict[str, Path]]:
+    """Within the block, publish() into ``index_root`` swaps nothing in; the folders it builds wait in the mapping
+    yielded (channel → folder) for ``swap_in``. Folders still waiting when the block ends are deleted."""
+    key = index_root.resolve()
+    held: dict[str, Path] = {}
+    _held[key] = held
+    try:
+        yield held
+    finally:
+        del _held[key]
+        for folder in held.values():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def swap_in(index_root: Path, held: dict[str, Path]) -> list[str]:
+    """Swap every held folder in (each one os.replace of its link); the channels swapped, in order."""
+    swapped = sorted(held)
+    for channel in swapped:
+        _swap(index_root, channel, held.pop(channel))
+    return swapped
 
 
 def remove_abandoned(index_root: Path, channel: str, keep: Path) -> list[Path]:
@@ -119,7 +173,7 @@ def read_manifest(
 ) -> tuple[Path, Manifest]:
     """The index folder and manifest of ``channel``; any mismatch says which command rebuilds it."""
     rebuild = rebuild_hint(channel, domain)
-    folder = (index_root / channel).resolve()
+    folder = _held.get(index_root.resolve(), {}).get(channel) or (index_root / channel).resolve()
     path = folder / MANIFEST_NAME
     if not path.exists():
         raise IndexMismatchError(f"{channel} index of domain {domain!r} is missing", rebuild)
@@ -130,6 +184,7 @@ def read_manifest(
     if manifest.format_version != format_version:
         found = manifest.format_version
         raise IndexMismatchError(f"{channel} index has format {found}, this version reads {format_version}", rebuild)
+    check_files(folder, manifest, channel, domain)
     for key, want in (params or {}).items():
         have = manifest.params.get(key)
         if have != want:
@@ -138,6 +193,17 @@ def read_manifest(
     if chunks_digest is not None:
         refuse_stale(channel, domain, manifest, chunks_digest)
     return folder, manifest
+
+
+def check_files(folder: Path, manifest: Manifest, channel: str, domain: str) -> None:
+    """Refuse a folder whose files are not those its manifest lists (deleted, truncated, replaced)."""
+    for name, size in sorted(manifest.files.items()):
+        try:
+            found = (folder / name).stat().st_size
+        except OSError:
+            raise damaged(channel, domain, f"is damaged: {name} is missing") from None
+        if found != size:
+            raise damaged(channel, domain, f"is damaged: {name} is {found} bytes, its manifest says {size}")
 
 
 def refuse_stale(channel: str, domain: str, manifest: Manifest, chunks_digest: str) -> None:
@@ -172,7 +238,7 @@ def damaged(channel: str, domain: str, problem: str) -> IndexMismatchError:
 
 @contextmanager
 def reading(
-    channel: str, domain: str, errors: tuple[type[Exception], ...] = (OSError, ValueError)
+    channel: str, domain: str, errors: tuple[type[Exception], ...] = (OSError, ValueError, EOFError)
 ) -> Iterator[None]:
     """Turn a failure to read an index's files (one of ``errors``) into ``damaged``, naming the rebuild."""
     try:

@@ -35,6 +35,7 @@ from lambdarag.channels.manifest import (
     current_chunks,
     publish,
     read_manifest,
+    reading,
     refuse_stale,
 )
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError, rebuild_hint
@@ -298,8 +299,9 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel
     folder, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION)
     _check_params(manifest, embedding_params(cfg.backend, cfg.model, cfg.dim, cfg), rebuild)
     refuse_stale(NAME, domain.name, manifest, chunks_hash(current_chunks(domain, chunks)))
-    vectors = np.load(folder / "vectors.npy", mmap_mode="r")
-    ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
+    with reading(NAME, domain.name):
+        vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+        ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
     if vectors.ndim != 2 or vectors.shape != (len(ids), cfg.dim) or vectors.dtype != np.float32:
         raise IndexMismatchError(f"{NAME} index is damaged: vectors {vectors.shape} for {len(ids)} ids", rebuild)
     return VectorChannel(ids, vectors, lambda: query_embedder(domain.config))

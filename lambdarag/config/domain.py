@@ -39,7 +39,7 @@ def knowledge_base_dir(base_dir: Path | str | None = None) -> Path:
 
 def validate_name(name: str) -> str:
     """Domain names: lowercase letters, digits, '-', '_', at most 64 characters."""
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):  # match() would let "name\n" through ($ matches before a newline)
         raise DomainError(
             f"invalid domain name {name!r}",
             "use 1-64 lowercase letters, digits, '-' or '_', starting with a letter or digit",

@@ -79,6 +79,8 @@ class IngestConfig:
     max_file_mb: float = field(metadata=rng(0.001, 10_000))
     max_unzipped_mb: float = field(metadata=rng(0.001, 100_000))
     timeout_s: float = field(metadata=rng(1, 86_400))
+    max_memory_mb: float = field(metadata=rng(64, 1_000_000))
+    follow_symlinks: bool
     metadata_fields: tuple[str, ...]
 
 

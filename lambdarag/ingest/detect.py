@@ -7,6 +7,7 @@ container that would expand beyond the cap (read from the central directory only
 from __future__ import annotations
 
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,11 @@ from lambdarag.ingest.settings import IngestSettings
 
 MB = 1024 * 1024
 MAX_ZIP_ENTRIES = 20_000
+XML_HEAD_BYTES = 64 * 1024  # where an XML part's DOCTYPE would be: before its root element
+# OPC (ECMA-376 part 2) forbids DTDs in a package's XML parts: one that declares them carries entities
+# (billion laughs, external entities) and is refused before any XML parser runs, in every text encoding
+_DTD_MARKS = tuple(mark.encode(encoding) for mark in ("<!DOCTYPE", "<!ENTITY")
+                   for encoding in ("utf-8", "utf-16-le", "utf-16-be"))
 
 EXTENSIONS = {
     ".pdf": "pdf",
@@ -98,7 +104,28 @@ def check_zip(path: Path, settings: IngestSettings) -> list[str]:
         raise ExtractionError(
             f"zip expands to {total / MB:.0f} MB > cap {settings.max_unzipped_mb:g} MB (archive bomb?)"
         )
+    if liar := next((info for info in infos if info.compress_size > info.file_size * 1.01 + 1024), None):
+        sizes = f"claims {liar.file_size} bytes but holds {liar.compress_size} compressed"
+        raise ExtractionError(f"zip member {liar.filename} {sizes} (a lying archive?): refused")
+    if part := _part_with_dtd(path, infos):
+        raise ExtractionError(f"XML part {part} declares a DTD or entities (entity expansion attack?): refused")
     return [info.filename for info in infos]
+
+
+def _part_with_dtd(path: Path, infos: list[zipfile.ZipInfo]) -> str:
+    """The first XML part whose head declares a DOCTYPE or an ENTITY ("" when none does)."""
+    with zipfile.ZipFile(path) as archive:
+        for info in infos:
+            if not info.filename.endswith((".xml", ".rels")) or info.is_dir():
+                continue
+            try:
+                with archive.open(info) as member:
+                    head = member.read(XML_HEAD_BYTES)
+            except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, RuntimeError, EOFError):
+                continue  # a damaged part: the reader reports it
+            if any(mark in head for mark in _DTD_MARKS):
+                return info.filename
+    return ""
 
 
 def _sniff(path: Path, head: bytes, settings: IngestSettings) -> str:

@@ -27,6 +27,7 @@ class ExtractReport:
     chunks: int = 0  # chunks in the domain after the run
     pages: int = 0  # pages, slides and sheets extracted in this run
     bytes: int = 0  # size of the files extracted in this run
+    peak_worker_mb: float = 0.0  # highest resident memory of an extraction worker in this run (0: none ran)
     seconds: float = 0.0
 
     @property
@@ -42,9 +43,16 @@ class ExtractReport:
         ]
         if self.needs_ocr:
             lines.append(f"needs OCR (no text layer, not extracted): {'; '.join(self.needs_ocr)}")
-        lines += [f"failed: {failure.path}: {failure.reason}" for failure in self.failed]
+        lines += [f"failed: {_printable(failure.path)}: {failure.reason}" for failure in self.failed]
         lines += [f"note: {note}" for note in self.notes]
+        if self.peak_worker_mb:
+            lines.append(f"memory: extraction workers peaked at {self.peak_worker_mb:.0f} MB resident")
         lines.append(f"time: {self.seconds:.1f} s")
         count = len(self.failed)
         lines.append(f"completed with {count} failure{'s' if count != 1 else ''}" if count else "completed")
         return "\n".join(lines)
+
+
+def _printable(path: str) -> str:
+    """A raw path as it goes on a report line: quoted with escapes when it holds control characters."""
+    return path if path.isprintable() else repr(path)

@@ -18,6 +18,8 @@ from pathlib import Path, PurePosixPath
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest import store
 from lambdarag.ingest.chunk import chunk_document
+from lambdarag.ingest.detect import MB
+from lambdarag.ingest.names import refused_entry, shown, unsafe_doc_id
 from lambdarag.ingest.report import ExtractReport, Failure
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import EXTRACTOR_VERSION, FileState
@@ -36,6 +38,7 @@ def extract_domain(
     progress: bool | None = None,
     *,
     workers: int | None = None,
+    stage: bool = False,
 ) -> ExtractReport:
     """Extract every new or changed file of ``raw_dir`` into ``processed_dir``.
 
@@ -43,20 +46,30 @@ def extract_domain(
         progress: show a progress bar; None shows one only when stderr is a terminal.
         workers: extraction processes (default: up to 4, one per CPU); 0 extracts in this
             process without a time limit (debugging).
+        stage: write the chunk list as the staged list of a build (store.promote_staged publishes
+            it when the build commits) instead of chunks.jsonl.
     """
     raw_dir, processed_dir = Path(raw_dir), Path(processed_dir)
     if not raw_dir.is_dir():
         raise ExtractionError(f"raw folder {raw_dir} does not exist", "create it and put documents in it")
     processed_dir.mkdir(parents=True, exist_ok=True)
     with _exclusive(processed_dir):
-        return _Run(raw_dir, processed_dir, settings).execute(wants_bar(progress), workers)
+        return _Run(raw_dir, processed_dir, settings, stage).execute(wants_bar(progress), workers)
 
 
-def scan_raw(raw_dir: Path) -> dict[str, Path]:
-    """Files under raw/ by POSIX path relative to it, sorted; hidden, lock and backup files left out."""
+def scan_raw(raw_dir: Path, follow_symlinks: bool = False) -> dict[str, Path]:
+    """Files under raw/ by POSIX path relative to it, sorted; hidden, lock and backup files left out.
+
+    Links to folders are not followed; unless ``follow_symlinks``, one that leads out of raw/ is listed,
+    so that it is refused with its reason rather than left out without a word.
+    """
     found: dict[str, Path] = {}
     for root, dirs, files in os.walk(raw_dir):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in dirs:
+            link = Path(root) / name
+            if link.is_symlink() and refused_entry(raw_dir, link, follow_symlinks):
+                found[link.relative_to(raw_dir).as_posix()] = link
         for name in sorted(files):
             if name.startswith((".", "~$")) or name.endswith("~") or name in _IGNORED_NAMES:
                 continue
@@ -71,8 +84,9 @@ def doc_id_for(source: str) -> str:
 
 
 class _Run:
-    def __init__(self, raw_dir: Path, processed_dir: Path, settings: IngestSettings) -> None:
+    def __init__(self, raw_dir: Path, processed_dir: Path, settings: IngestSettings, stage: bool = False) -> None:
         self.raw_dir = raw_dir
+        self.stage = stage
         self.processed = processed_dir
         self.settings = settings
         self.state = store.read_state(processed_dir)
@@ -84,7 +98,7 @@ class _Run:
 
     def execute(self, progress: bool, workers: int | None) -> ExtractReport:
         started = time.monotonic()
-        files = scan_raw(self.raw_dir)
+        files = scan_raw(self.raw_dir, self.settings.follow_symlinks)
         rechunk = self.state.chunking != self.settings.chunking_key()
         previous = {} if rechunk else store.chunks_by_source(self.processed)
         jobs = [job for job in self._plan(files, previous, rechunk) if job is not None]
@@ -94,9 +108,11 @@ class _Run:
         self.state.extractor = EXTRACTOR_VERSION
         self.state.chunking = self.settings.chunking_key()
         self.state.limits = self.settings.limits_key()
-        store.write_chunks(self.processed, chunks)
+        store.write_chunks(self.processed, chunks, self.stage)
+        # staged, chunks.jsonl still holds the previous list (maybe chunked otherwise) until the build commits:
+        # until then every file's chunks are read from its record (store.promote_staged marks them published)
         for entry in self.state.files.values():
-            entry.published = True
+            entry.published = not self.stage
         store.write_state(self.processed, self.state)
         self._finish_report(chunks, started)
         return self.report
@@ -108,9 +124,12 @@ class _Run:
         for source, path in files.items():
             old = self.state.files.get(source)
             try:
-                sha = self._hash(source, path, old)
+                refused = self._refused(source, path)
+                sha = "" if refused else self._hash(source, path, old)
             except OSError as exc:  # vanished or unreadable: what was built from it stays
-                self.report.failed.append(Failure(source, f"cannot read the file: {exc.strerror or exc}"))
+                refused = f"cannot read the file: {exc.strerror or exc}"
+            if refused:
+                self.report.failed.append(Failure(source, refused))
                 self.failed_now.add(source)
                 yield None
                 continue
@@ -123,14 +142,32 @@ class _Run:
                 self.report.skipped.append(source)
             yield None
 
+    def _refused(self, source: str, path: Path) -> str:
+        """Why a raw entry is not read at all (a link out of raw/, a pipe, a name that is no safe doc id)."""
+        refused = refused_entry(self.raw_dir, path, self.settings.follow_symlinks)
+        if not refused and (why := unsafe_doc_id(doc_id_for(source))):
+            refused = f"file name {shown(source)} gives an unsafe doc id ({why}): rename the file"
+        return refused
+
     def _hash(self, source: str, path: Path, old: FileState | None) -> str:
         info = path.stat()
         if old is not None and old.size == info.st_size and old.mtime_ns == info.st_mtime_ns:
             sha = old.sha256
+        elif info.st_size > self.settings.max_file_mb * MB:  # refused by size: never read it whole
+            sha = f"over-cap:{info.st_size}:{info.st_mtime_ns}"
         else:
             sha = store.file_sha256(path)
         self.stat[source] = (sha, info.st_size, info.st_mtime_ns)
         return sha
+
+    def _changed(self, source: str) -> bool:
+        """Whether the file is no longer the one hashed before extraction (rewritten while it was read)."""
+        _, size, mtime_ns = self.stat[source]
+        try:
+            info = (self.raw_dir / source).stat()
+        except OSError:
+            return True
+        return (info.st_size, info.st_mtime_ns) != (size, mtime_ns)
 
     def _available(self, source: str, old: FileState | None, previous: dict[str, list[Chunk]], rechunk: bool) -> bool:
         """Whether the chunks of an unchanged file can be had without extracting it again."""
@@ -154,7 +191,10 @@ class _Run:
 
     def _on_done(self, outcome: Outcome) -> None:
         source = outcome.job.source
+        self.report.peak_worker_mb = max(self.report.peak_worker_mb, outcome.peak_mb)
         sha, size, mtime_ns = self.stat[source]
+        if not outcome.error and self._changed(source):
+            outcome.error = "the file changed while it was read: it is extracted again at the next run"
         if not outcome.error:
             try:
                 store.write_record(self.processed, source, sha, outcome.documents, outcome.chunks)

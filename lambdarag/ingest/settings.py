@@ -16,6 +16,8 @@ class IngestSettings:
     max_file_mb: float = 50  # larger files are refused
     max_unzipped_mb: float = 300  # DOCX/XLSX/PPTX expanding beyond this are refused
     timeout_s: float = 120  # per-file extraction time limit; <= 0 extracts in-process, unlimited
+    max_memory_mb: float = 2048  # address space of one extraction worker (RLIMIT_AS); beyond it the file fails
+    follow_symlinks: bool = False  # read symbolic links that lead out of raw/ (off: each is refused with the reason)
     # document metadata fields (Document.meta, plus "date") that go into every chunk's header, in this order
     metadata_fields: tuple[str, ...] = ("file", "issuer", "company", "organization", "organisation", "agency",
                                         "department", "publisher", "region", "province", "state", "city",

@@ -4,6 +4,9 @@ processed/
   chunks.jsonl          every chunk of the domain, one JSON object a line, in a stable order
                         (raw file path, then document, then chunk); rewritten atomically at
                         the end of each run, so readers never see a half-written file
+  .chunks.staged.jsonl  the same, written by the extract step of a `lambdarag build`: it becomes
+                        chunks.jsonl only when the whole build commits (promote_staged), so the
+                        served chunks and indexes change together
   state.json            per raw file: content hash, status (done / needs_ocr / failed), reason,
                         doc_ids, chunk count, seconds; plus the settings the chunks were made with
   docs/<raw path>.json  per raw file, readable: its documents (title, sections, typed blocks
@@ -26,6 +29,7 @@ from lambdarag.ingest.document import Document
 from lambdarag.records import Chunk
 
 CHUNKS_FILE = "chunks.jsonl"
+STAGED_FILE = ".chunks.staged.jsonl"
 STATE_FILE = "state.json"
 DOCS_DIR = "docs"
 STATE_VERSION = 1
@@ -67,23 +71,26 @@ class State:
     files: dict[str, FileState] = field(default_factory=dict)
 
 
-def load_chunks(processed_dir: Path) -> list[Chunk]:
-    """All chunks of the domain in a stable order (raw file, document, chunk number)."""
+def load_chunks(processed_dir: Path, staged: bool = False) -> list[Chunk]:
+    """All chunks of the domain in a stable order (raw file, document, chunk number); with ``staged``, those of
+    the build under way when its extract step has written them."""
     path = Path(processed_dir) / CHUNKS_FILE
+    if staged and (Path(processed_dir) / STAGED_FILE).is_file():
+        path = Path(processed_dir) / STAGED_FILE
     if not path.is_file():
         raise ChunksMissingError(f"no extracted chunks in {processed_dir}", _extract_hint(processed_dir))
     chunks = []
-    with path.open(encoding="utf-8") as handle:
+    with path.open("rb") as handle:  # bytes, so a damaged file is refused by line like any other bad line
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 chunks.append(_chunk_from_line(line, path, number))
     return chunks
 
 
-def _chunk_from_line(line: str, path: Path, number: int) -> Chunk:
+def _chunk_from_line(line: bytes, path: Path, number: int) -> Chunk:
     try:
-        return Chunk.from_dict(json.loads(line))
-    except (ValueError, KeyError, TypeError) as exc:
+        return Chunk.from_dict(json.loads(line.decode("utf-8")))
+    except (ValueError, KeyError, TypeError) as exc:  # UnicodeDecodeError is a ValueError
         raise IndexMismatchError(f"{path}: line {number} is not a chunk ({exc})", _extract_hint(path.parent)) from exc
 
 
@@ -99,9 +106,31 @@ def chunks_by_source(processed_dir: Path) -> dict[str, list[Chunk]]:
     return grouped
 
 
-def write_chunks(processed_dir: Path, chunks: Iterable[Chunk]) -> None:
+def write_chunks(processed_dir: Path, chunks: Iterable[Chunk], staged: bool = False) -> None:
+    """chunks.jsonl (or, ``staged``, the build's staged list that promote_staged turns into it)."""
     lines = (json.dumps(chunk.to_dict(), ensure_ascii=False) + "\n" for chunk in chunks)
-    atomic_write(Path(processed_dir) / CHUNKS_FILE, lines)
+    atomic_write(Path(processed_dir) / (STAGED_FILE if staged else CHUNKS_FILE), lines)
+    if not staged:
+        discard_staged(processed_dir)  # a staged list older than this one must never be promoted
+
+
+def discard_staged(processed_dir: Path) -> None:
+    """Remove a staged chunk list (one left by a build that died before it committed)."""
+    (Path(processed_dir) / STAGED_FILE).unlink(missing_ok=True)
+
+
+def promote_staged(processed_dir: Path) -> bool:
+    """Make the staged chunk list chunks.jsonl (one rename) and mark every file state published; False when none."""
+    staged = Path(processed_dir) / STAGED_FILE
+    if not staged.is_file():
+        return False
+    os.replace(staged, Path(processed_dir) / CHUNKS_FILE)
+    state = read_state(processed_dir)
+    if state.extractor >= 0:
+        for entry in state.files.values():
+            entry.published = True
+        write_state(processed_dir, state)
+    return True
 
 
 def record_path(processed_dir: Path, source: str) -> Path:

@@ -13,6 +13,7 @@ from typing import Any
 
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document, page_locator
+from lambdarag.ingest.names import shown, unsafe_doc_id
 from lambdarag.ingest.tables import build_table
 from lambdarag.text.dates import find_dates
 from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
@@ -271,6 +272,8 @@ def _jsonl_record(line: str, seen: set[str]) -> tuple[dict[str, Any], str]:
     if not isinstance(data, dict) or not str(data.get("doc_id", "")).strip():
         return {}, "no doc_id"
     doc_id = str(data["doc_id"]).strip()
+    if why := unsafe_doc_id(doc_id):
+        return {}, f"{why}: {shown(doc_id)} refused"
     if doc_id in seen:
         return {}, f"duplicate doc_id {doc_id!r}"
     if not isinstance(data.get("text"), str):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import resource
 import signal
 import sys
 import time
@@ -34,6 +35,7 @@ MAX_WORKERS = 4
 _INLINE_MAX_BYTES = 256 * 1024
 _START_TIMEOUT_S = 60.0  # a worker forks from the preloaded forkserver: normally milliseconds
 _READY = "ready"
+MAX_REASON_CHARS = 400  # a parser's message can quote kilobytes of the damaged bytes
 # imported once in the forkserver, so that every worker starts with the readers' libraries loaded
 _PRELOAD = ["lambdarag.ingest.worker", "pdfplumber", "docx", "pptx", "openpyxl", "charset_normalizer"]
 
@@ -56,6 +58,8 @@ class Outcome:
     chunks: list[Chunk] = field(default_factory=list)
     error: str = ""
     seconds: float = 0.0
+    peak_mb: float = 0.0  # peak resident memory of the worker process that extracted it (0: in this process)
+    retire: bool = False  # the worker ran out of memory on it: replace the process rather than reuse it
 
 
 def process(job: Job, settings: IngestSettings) -> Outcome:
@@ -66,9 +70,54 @@ def process(job: Job, settings: IngestSettings) -> Outcome:
         chunks = [chunk for doc in documents for chunk in chunk_document(doc, settings)]
         return Outcome(job, documents, chunks, seconds=time.perf_counter() - started)
     except ExtractionError as exc:
-        return Outcome(job, error=str(exc), seconds=time.perf_counter() - started)
+        error = str(exc)
     except (Exception, RecursionError) as exc:  # e.g. MemoryError: the build goes on
-        return Outcome(job, error=f"{exc.__class__.__name__}: {exc}", seconds=time.perf_counter() - started)
+        error = f"{exc.__class__.__name__}: {exc}"
+    return Outcome(job, error=bounded(error), seconds=time.perf_counter() - started)
+
+
+def bounded(reason: str) -> str:
+    """A failure reason on one line of at most MAX_REASON_CHARS characters."""
+    line = " ".join(reason.split())
+    return line if len(line) <= MAX_REASON_CHARS else line[: MAX_REASON_CHARS - 1] + "…"
+
+
+def limit_memory(max_mb: float) -> None:
+    """Cap this process's address space (RLIMIT_AS) at ``max_mb``; an allocation beyond fails with MemoryError."""
+    if max_mb <= 0:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    soft = int(max_mb * 1024 * 1024)
+    resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far (ru_maxrss is in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def address_peak_mb() -> float:
+    """This process's peak address space so far (VmPeak; 0 where /proc is not there)."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return 0.0
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmPeak:")), 0.0)
+
+
+def process_capped(job: Job, settings: IngestSettings) -> Outcome:
+    """``process`` under the memory cap; a failure during which the address space reached the cap is said to be
+    one (parsers report a failed allocation in their own words: MemoryError, "unknown error"...)."""
+    limit_memory(settings.max_memory_mb)
+    before = address_peak_mb()
+    outcome = process(job, settings)
+    after = address_peak_mb()
+    cap = settings.max_memory_mb
+    if outcome.error and cap > 0 and ("MemoryError" in outcome.error or (after > before and after >= 0.9 * cap)):
+        outcome.error = bounded(f"out of memory (cap ingest.max_memory_mb = {cap:g} MB): {outcome.error}")
+        outcome.retire = True
+    outcome.peak_mb = peak_rss_mb()
+    return outcome
 
 
 def default_workers(jobs: int) -> int:
@@ -206,7 +255,10 @@ class _Pool:
             code = worker.process.exitcode
             why = "killed, out of memory?" if code == -signal.SIGKILL else "the file may be malformed"
             return Outcome(job, error=f"extraction process died (exit code {code}): {why}")
-        self.idle.append(worker)
+        if outcome.retire:
+            worker.stop()
+        else:
+            self.idle.append(worker)
         return outcome
 
 
@@ -248,7 +300,7 @@ def _serve(conn: Connection) -> None:
         if message is None:
             return
         job, settings = message
-        outcome = process(job, settings)
+        outcome = process_capped(job, settings)
         try:
             conn.send(outcome)
         except Exception as exc:  # an outcome that cannot be pickled or is too large

@@ -4,7 +4,10 @@ A request takes the current KnowledgeBase once and keeps it to the end, so a rel
 the index under an in-flight request. Workers learn about a reload done elsewhere through a
 generation counter file in the domain's folder: the worker that reloads bumps it, the others see
 a new number on their next request and reload lazily (one thread loads, the rest keep serving the
-old index meanwhile).
+old index meanwhile). A reload whose index would leave a channel that answers now unable to answer
+(its index missing, damaged or stale) is refused and the old index keeps serving; at start-up, with
+nothing served yet, a degraded index is loaded and /readyz names the channels left out. Each channel
+that does not load is logged on one line with the command that rebuilds it.
 """
 
 from __future__ import annotations
@@ -129,14 +132,27 @@ class KnowledgeHolder:
         except (OSError, ValueError, ImportError) as exc:
             self._error = f"{type(exc).__name__}: {exc}"
         else:
-            self._kb, self._generation, self._error = kb, generation, None
-            self._loaded_at = time.time()
-            self._reloads += 1
-            return True
+            for name, error in sorted(kb.channel_errors.items()):
+                log.warning("index of %s: channel %s not loaded: %s", self.domain.name, name, error)
+            self._error = self._worse(kb)
+            if not self._error:
+                self._kb, self._generation = kb, generation
+                self._loaded_at = time.time()
+                self._reloads += 1
+                return True
         # keep serving the previous index; the counter still moves so we do not retry every request
         self._generation = generation
         log.warning("loading the index of %s failed: %s", self.domain.name, self._error)
         return False
+
+    def _worse(self, kb: KnowledgeBase) -> str | None:
+        """Why ``kb`` must not replace the one served (a channel that answers now would stop), else None."""
+        if self._kb is None:
+            return None  # nothing served yet: a degraded index is better than none (/readyz says which part)
+        lost = sorted(name for name in kb.channel_errors if name in self._kb.channels)
+        if not lost:
+            return None
+        return "; ".join(f"channel {name} would stop answering: {kb.channel_errors[name]}" for name in lost)
 
     def reload(self) -> int:
         """Load the index now in this worker, then bump the counter so the other workers follow."""
