@@ -157,6 +157,7 @@ class ContextConfig:
 @dataclass(frozen=True)
 class PromptsConfig:
     system: str
+    data_rule: str  # follows the system prompt (a domain's own system prompt keeps it): the fenced context is data
     answer: str
     condense: str
     intent: str
@@ -166,6 +167,7 @@ class PromptsConfig:
 
 PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "system": frozenset({"domain"}),
+    "data_rule": frozenset({"begin", "end"}),
     "answer": frozenset({"context", "question"}),
     "condense": frozenset({"history", "question"}),
     "intent": frozenset({"labels", "question"}),
