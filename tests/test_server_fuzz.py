@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 from server_fixtures import ADMIN_TOKEN, copy_domain, shared_source
 
@@ -67,9 +67,9 @@ texts = st.text(max_size=60) | st.text(st.characters() | odd, max_size=12)
 scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | texts
 values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=4) | st.dictionaries(texts, kids, max_size=4),
                       max_leaves=12)
+REAL_QUESTIONS = ("住宿费标准是多少？", "报账大厅电话", "budget")
 # a real question with odd text around it: gets past the type checks into the request path
-questions = st.builds(lambda q, a, b: a + q + b, st.sampled_from(("住宿费标准是多少？", "报账大厅电话", "budget")),
-                      texts, texts)
+questions = st.builds(lambda q, a, b: a + q + b, st.sampled_from(REAL_QUESTIONS), texts, texts)
 messages = st.lists(st.fixed_dictionaries(
     {"role": st.sampled_from(("user", "assistant", "system", "tool", "robot")) | values},
     optional={"content": questions | texts | st.lists(st.fixed_dictionaries({"type": st.just("text") | texts,
@@ -101,6 +101,35 @@ def shaped(path: str, request_id: str) -> st.SearchStrategy[dict[str, Any]]:
     per_field = field_values(request_id)
     known = {name: per_field[name] for name in FIELDS[path]}
     return st.fixed_dictionaries({}, optional={**known, "extra": values})
+
+
+# bodies a client could mean: the right types, any text (no control characters, which are refused up front)
+plain = st.text(st.characters(exclude_categories=("Cc", "Cs")), max_size=60)
+plain_questions = st.builds(lambda q, a, b: a + q + b, st.sampled_from(REAL_QUESTIONS), plain, plain) | plain.filter(
+    str.strip)
+chat_turns = st.lists(st.tuples(plain, plain), max_size=3).map(
+    lambda pairs: [m for q, a in pairs for m in ({"role": "user", "content": q}, {"role": "assistant", "content": a})])
+
+
+def typed(path: str, request_id: str) -> st.SearchStrategy[dict[str, Any]]:
+    """A body of the route's fields with the right types and odd text: what gets into the request path."""
+    session = st.from_regex(r"[A-Za-z0-9_-]{1,64}", fullmatch=True)
+    optional: dict[str, dict[str, st.SearchStrategy[Any]]] = {
+        "/api/ask": {"session_id": session, "stream": st.booleans(),
+                     "as_of": st.sampled_from(("2023", "2023-05", "2024-02-29"))},
+        "/api/search": {"channels": st.lists(st.sampled_from(CHANNEL_NAMES), min_size=1, max_size=5),
+                        "uniform_weights": st.booleans(), "gate": st.booleans()},
+        "/api/lookup_knowledge": {"session_id": session},
+        "/api/feedback": {"comment": plain},
+        "/v1/chat/completions": {"stream": st.booleans(), "temperature": st.floats(0, 2)},
+        "/admin/reload": {},
+    }
+    required: dict[str, dict[str, st.SearchStrategy[Any]]] = {
+        "/api/feedback": {"request_id": st.just(request_id), "rating": st.sampled_from(("up", "down"))},
+        "/v1/chat/completions": {"model": st.just("kb"), "messages": st.builds(
+            lambda turns, q: [*turns, {"role": "user", "content": q}], chat_turns, plain_questions)},
+    }
+    return st.fixed_dictionaries(required.get(path, {"question": plain_questions}), optional=optional[path])
 
 
 def encode(data: Any, ascii_only: bool) -> bytes:
@@ -170,6 +199,12 @@ def check(path: str, response: Any) -> None:
     assert isinstance(error["code"], str) and isinstance(error["message"], str) and error["message"]
 
 
+def observed(path: str, response: Any) -> None:
+    """check() inside a hypothesis test, counting the statuses (--hypothesis-show-statistics shows the spread)."""
+    event(f"HTTP {response.status_code}")
+    check(path, response)
+
+
 def post(app: Flask, path: str, body: bytes, content_type: str | None) -> Any:
     headers = {} if content_type is None else {"Content-Type": content_type}
     return app.test_client().post(path, data=body, headers=headers)
@@ -180,22 +215,23 @@ def post(app: Flask, path: str, body: bytes, content_type: str | None) -> Any:
 def test_fuzzed_bodies_never_5xx(app: Flask, request_id: str, path: str, data: st.DataObject) -> None:
     body = data.draw(any_body(path, request_id), label="body")
     content_type = data.draw(content_types, label="content_type")
-    check(path, post(app, path, body, content_type))
+    observed(path, post(app, path, body, content_type))
 
 
 @pytest.mark.parametrize("path", ROUTES)
 @given(data=st.data())
 def test_well_formed_bodies_of_any_values_never_5xx(app: Flask, request_id: str, path: str,
                                                     data: st.DataObject) -> None:
-    """Valid JSON objects with the route's own fields: the values decide, and reach the request path."""
-    body = encode(data.draw(shaped(path, request_id), label="body"), data.draw(st.booleans()))
-    check(path, post(app, path, body, "application/json"))
+    """Valid JSON objects with the route's own fields: the values decide; the typed ones reach the request path."""
+    shape = typed(path, request_id) | shaped(path, request_id)
+    body = encode(data.draw(shape, label="body"), data.draw(st.booleans()))
+    observed(path, post(app, path, body, "application/json"))
 
 
 @given(name=texts, route=st.sampled_from(("/api/trace/{}", "/api/sessions/{}/trace", "/v1/models/{}")))
 def test_fuzzed_path_ids_never_5xx(app: Flask, name: str, route: str) -> None:
     path = route.format(urllib.parse.quote(name.encode("utf-8", "surrogatepass"), safe=""))
-    check(path, app.test_client().get(path, headers=ADMIN))
+    observed(path, app.test_client().get(path, headers=ADMIN))
 
 
 # --- one example of each kind, on every route ------------------------------------------------------------------
