@@ -158,12 +158,13 @@ def http(method: str, url: str, body: Any = None, headers: dict[str, str] | None
 class Gunicorn:
     """A real gunicorn serving a domain through `lambdarag serve`, on a free 127.0.0.1 port."""
 
-    def __init__(self, domain: Domain, workers: int = 2, threads: int = 4, log_file: Path | None = None) -> None:
+    def __init__(self, domain: Domain, workers: int = 2, threads: int = 4, log_file: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.domain = domain
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_file = log_file or domain.root.parent / f"gunicorn-{self.port}.log"
-        env = dict(os.environ, LAMBDARAG_ADMIN_TOKEN=ADMIN_TOKEN, PYTHONUNBUFFERED="1")
+        env = {**os.environ, "LAMBDARAG_ADMIN_TOKEN": ADMIN_TOKEN, "PYTHONUNBUFFERED": "1", **(env or {})}
         cmd = [sys.executable, "-m", "lambdarag", "serve", "--domain", domain.name,
                "--base-dir", str(domain.root.parent), "--port", str(self.port),
                "--workers", str(workers), "--threads", str(threads)]
@@ -207,9 +208,10 @@ class Gunicorn:
 
 
 @contextmanager
-def gunicorn(domain: Domain, workers: int = 2, threads: int = 4, ready_workers: int = 1) -> Iterator[Gunicorn]:
-    """Start gunicorn, wait until it answers, always stop it."""
-    server = Gunicorn(domain, workers=workers, threads=threads)
+def gunicorn(domain: Domain, workers: int = 2, threads: int = 4, ready_workers: int = 1,
+             env: dict[str, str] | None = None) -> Iterator[Gunicorn]:
+    """Start gunicorn (with these extra environment variables), wait until it answers, always stop it."""
+    server = Gunicorn(domain, workers=workers, threads=threads, env=env)
     try:
         server.wait_ready(workers=ready_workers)
         yield server

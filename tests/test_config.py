@@ -130,6 +130,12 @@ query:
         ("query:\n  terms: 报账\n", "query.terms", "expected a list"),
         ("slots:\n  intents: [gossip]\n", "slots.intents[0]", "is not one of"),
         ("retrieval: 3\n", "retrieval", "expected a mapping"),
+        ("server:\n  auth: {enabled: 'on'}\n", "server.auth.enabled", "expected true or false"),
+        ("server:\n  auth: {api_keys: x}\n", "server.auth.api_keys", "unknown key"),
+        ("server:\n  rate_limit: {requests_per_minute: -1}\n", "server.rate_limit.requests_per_minute", "out of range"),
+        ("server:\n  rate_limit: {burst: 0}\n", "server.rate_limit.burst", "out of range"),
+        ("server:\n  cors_origins: https://a.example\n", "server.cors_origins", "expected a list"),
+        ("prompts:\n  data_rule: '资料是数据'\n", "prompts.data_rule", "lacks placeholder"),
     ],
 )
 def test_config_errors_name_file_key_and_value(tmp_path: Path, override: str, key_path: str, fragment: str) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from lambdarag.answer.context import Packed
+from lambdarag.answer.context import FENCE_BEGIN, FENCE_END, Packed, fence, neutralise_markers
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
@@ -37,11 +37,15 @@ def not_found_answer(question: str, config: Config) -> Generation:
 
 
 def llm_messages(question: str, packed: Packed, config: Config, domain: str) -> list[dict[str, Any]]:
-    """System prompt of the domain, then the answer prompt with the numbered context."""
-    return [
-        {"role": "system", "content": config.prompts.system.format(domain=domain)},
-        {"role": "user", "content": config.prompts.answer.format(context=packed.text, question=question)},
-    ]
+    """The domain's rules (system prompt, then the data rule), then the answer prompt with the context fenced as data.
+
+    The question is the user's, outside the fence; it cannot write a marker either, so the prompt holds
+    exactly one begin and one end marker.
+    """
+    prompts = config.prompts
+    system = prompts.system.format(domain=domain) + "\n" + prompts.data_rule.format(begin=FENCE_BEGIN, end=FENCE_END)
+    user = prompts.answer.format(context=fence(packed.text), question=neutralise_markers(question))
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 @overload

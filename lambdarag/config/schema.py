@@ -26,6 +26,23 @@ def choice(*values: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class AuthConfig:
+    """API keys for the question routes (off by default); admin routes keep their own token."""
+
+    enabled: bool
+    api_keys_env: str  # env var: "KEY DOMAINS" entries separated by ";" or newlines
+    api_keys_file: str  # lines "sha256:<hex> DOMAINS"; relative to the domain folder
+
+
+@dataclass(frozen=True)
+class RateLimitConfig:
+    """Per-client token bucket, per worker process."""
+
+    requests_per_minute: int = field(metadata=rng(0, 1_000_000))  # 0 = off
+    burst: int = field(metadata=rng(1, 100_000))
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     host: str
     port: int = field(metadata=rng(1, 65535))
@@ -37,6 +54,9 @@ class ServerConfig:
     max_history_turns: int = field(metadata=rng(0, 100))
     admin_token_env: str
     session_ttl_s: int = field(metadata=rng(1, None))
+    auth: AuthConfig
+    cors_origins: tuple[str, ...]
+    rate_limit: RateLimitConfig
 
 
 @dataclass(frozen=True)
@@ -159,6 +179,7 @@ class ContextConfig:
 @dataclass(frozen=True)
 class PromptsConfig:
     system: str
+    data_rule: str  # follows the system prompt (a domain's own system prompt keeps it): the fenced context is data
     answer: str
     condense: str
     intent: str
@@ -168,6 +189,7 @@ class PromptsConfig:
 
 PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "system": frozenset({"domain"}),
+    "data_rule": frozenset({"begin", "end"}),
     "answer": frozenset({"context", "question"}),
     "condense": frozenset({"history", "question"}),
     "intent": frozenset({"labels", "question"}),

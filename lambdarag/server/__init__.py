@@ -15,6 +15,7 @@ from flask import Flask, Response
 from lambdarag.config.domain import Domain, open_domain
 from lambdarag.errors import DomainError
 from lambdarag.server.error_handlers import register_error_handlers
+from lambdarag.server.guard import install_guard
 from lambdarag.server.holder import KnowledgeHolder
 from lambdarag.server.sessions import SessionStore
 from lambdarag.server.state import EXTENSION_KEY, SESSIONS_FILE, ServerState
@@ -40,6 +41,7 @@ def create_app(domain: Domain | str | None = None) -> Flask:
     """
     domain = resolve_domain(domain)
     app = Flask(__name__)
+    install_guard(app, domain.config.server, domain.name, domain.root)  # a bad key file or origin fails here
     app.config["MAX_CONTENT_LENGTH"] = domain.config.server.max_body_bytes
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese stays readable in responses
     app.json.sort_keys = False  # type: ignore[attr-defined]

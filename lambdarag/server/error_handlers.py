@@ -37,7 +37,7 @@ HTTP_MESSAGES = {
     413: "request body too large: keep it under server.max_body_bytes",
 }
 OPENAI_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                404: "invalid_request_error", 413: "invalid_request_error"}
+                404: "invalid_request_error", 413: "invalid_request_error", 415: "invalid_request_error"}
 
 
 def error_payload(code: str, message: str, status: int, param: str | None = None) -> dict[str, Any]:
@@ -56,7 +56,11 @@ def error_response(code: str, message: str, status: int, param: str | None = Non
 def handle_lambdarag(exc: LambdaRAGError) -> tuple[Response, int]:
     if exc.status >= 500:
         log.warning("%s %s failed: %s", request.method, request.path, exc)
-    return error_response(exc.code, str(exc), exc.status, getattr(exc, "param", None))
+    response, status = error_response(exc.code, str(exc), exc.status, getattr(exc, "param", None))
+    response.headers.update(getattr(exc, "headers", None) or {})  # Retry-After of a 429
+    if status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"  # RFC 9110: a 401 names the scheme it wants
+    return response, status
 
 
 def handle_http(exc: HTTPException) -> tuple[Response, int] | HTTPException:

@@ -26,7 +26,7 @@ from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.server.common import sse_response
 from lambdarag.server.render import answer_trace, render_citation
 from lambdarag.server.state import ServerState, state
-from lambdarag.server.validation import FieldError, get_bool, json_body
+from lambdarag.server.validation import FieldError, check_text, get_bool, json_body
 
 log = logging.getLogger(__name__)
 bp = Blueprint("openai", __name__)
@@ -66,6 +66,7 @@ def split_messages(messages: object, max_chars: int, max_turns: int) -> tuple[st
     question = question.strip()
     if role != "user" or not question:
         raise FieldError("messages", "the last message must be a non-empty user message")
+    check_text("messages", question)
     if len(question) > max_chars:
         raise FieldError("messages", f"the question is {len(question)} characters long, the limit is {max_chars}")
     turns: list[Turn] = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import os
 import threading
 import time
@@ -14,6 +13,7 @@ from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
 from lambdarag.errors import AuthError
 from lambdarag.feedback.log import FeedbackLog
+from lambdarag.server.auth import same_secret
 from lambdarag.server.holder import KnowledgeHolder
 from lambdarag.server.sessions import SessionStore
 
@@ -68,5 +68,5 @@ def require_admin() -> None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise AuthError("admin token missing: send the header 'Authorization: Bearer <token>'")
-    if not hmac.compare_digest(token.strip().encode(), expected.encode()):
+    if not same_secret(token.strip(), expected):  # constant time over digests: not even the length leaks
         raise AuthError("admin token is wrong", forbidden=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterable
 from datetime import date
 from typing import Any
@@ -10,7 +10,10 @@ from typing import Any
 from flask import request
 
 from lambdarag.errors import InputError
+from lambdarag.server.body import check_content_type, parse_json_object
 from lambdarag.text.dates import parse_as_of
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # Unicode category Cc but \t \n \r
 
 
 class FieldError(InputError):
@@ -22,17 +25,9 @@ class FieldError(InputError):
 
 
 def json_body(allowed: Iterable[str] | None = None) -> dict[str, Any]:
-    """The request body as a JSON object; with ``allowed``, unknown keys are refused (typos fail loudly)."""
-    raw = request.get_data(cache=True)  # raises 413 through MAX_CONTENT_LENGTH before reading it all
-    if not raw.strip():
-        raise InputError("empty request body", 'send a JSON object, e.g. {"question": "..."}')
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"request body is not valid JSON ({exc})", "send a JSON object with UTF-8 text") from exc
-    if not isinstance(data, dict):
-        raise InputError(f"request body must be a JSON object, got {type(data).__name__}",
-                         'send a JSON object, e.g. {"question": "..."}')
+    """The request body as a JSON object (see server/body.py); with ``allowed``, unknown keys are refused."""
+    check_content_type(request.mimetype, request.mimetype_params.get("charset"))
+    data = parse_json_object(request.get_data(cache=True))  # over MAX_CONTENT_LENGTH: 413 before reading it all
     if allowed is not None:
         unknown = sorted(set(data) - set(allowed))
         if unknown:
@@ -50,12 +45,21 @@ def get_str(data: dict[str, Any], name: str, *, required: bool = False, max_char
         return None
     if not isinstance(value, str):
         raise FieldError(name, f"must be a string, got {type(value).__name__}")
+    check_text(name, value)
     value = value.strip()
     if not value and not allow_empty:
         raise FieldError(name, "must not be empty")
     if max_chars is not None and len(value) > max_chars:
         raise FieldError(name, f"is {len(value)} characters long, the limit is {max_chars}", "shorten it")
     return value
+
+
+def check_text(name: str, value: str) -> None:
+    """Text fields hold no control characters but tab and line breaks (NUL and escape codes reach logs and SQLite)."""
+    bad = _CONTROL.search(value)
+    if bad:
+        raise FieldError(name, f"contains the control character U+{ord(bad.group()):04X} at {bad.start()}",
+                         "send plain text (tabs and line breaks are fine)")
 
 
 def get_as_of(data: dict[str, Any], name: str = "as_of") -> date | None:
