@@ -5,10 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lambdarag.answer.context import FENCE_BEGIN, FENCE_END, Repealed, fence, neutralise_markers, pack
+from lambdarag.answer.context import Repealed, pack
 from lambdarag.answer.evidence import aspect_words, expand_evidence, repealed_in, with_added
 from lambdarag.records import Chunk, Hit
 from lambdarag.retrieval.versions import build_index
+from lambdarag.text.fence import FENCE_BEGIN, FENCE_END, fence, neutralise_markers
 
 
 def chunk(cid: str, text: str, title: str = "文档") -> Chunk:

@@ -4,14 +4,11 @@ Numbers are per source chunk: evidence chunks are numbered 1..m in fused order, 
 through a relation path or wiki page come after. Every piece is labelled with its chunk's number,
 so "[n]" in an answer always names one chunk and one Citation.
 
-The LLM gets the context fenced as data (``fence``): between FENCE_BEGIN and FENCE_END, with every run of
-three angle brackets inside it (ASCII, full-width or look-alike, zero-width characters between them or not)
-cut to two, so a document that writes the end marker cannot close the fence and speak as instructions.
+The LLM gets the context fenced as data (text/fence.py).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,11 +21,6 @@ if TYPE_CHECKING:
     from lambdarag.retrieval.knowledge import KnowledgeBase
     from lambdarag.retrieval.retrieve import Retrieval
 
-FENCE_BEGIN = "<<<资料开始>>>"
-FENCE_END = "<<<资料结束>>>"
-_LT, _GT = "<＜﹤‹〈《«⟨", ">＞﹥›〉》»⟩"
-_INVISIBLE = r"[\s\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]*"
-_MARKER_LIKE = re.compile(f"[{_LT}](?:{_INVISIBLE}[{_LT}]){{2,}}|[{_GT}](?:{_INVISIBLE}[{_GT}]){{2,}}")
 MAX_RELATIONS = 5
 MIN_TRUNCATED = 120  # a truncated first evidence chunk keeps at least this much, else it is left out
 _LABEL_WIDTH = len("[99]")
@@ -98,16 +90,6 @@ class _Draft:
 
 def _placeholder(i: int) -> str:
     return f"\x00{i}\x00"
-
-
-def neutralise_markers(text: str) -> str:
-    """``text`` with no way left to write a fence marker: each run of 3+ angle brackets becomes two."""
-    return _MARKER_LIKE.sub(lambda m: "<<" if m.group()[0] in _LT else ">>", text)
-
-
-def fence(text: str) -> str:
-    """The context as data for the LLM: inside the begin and end markers, which it cannot contain itself."""
-    return f"{FENCE_BEGIN}\n{neutralise_markers(text)}\n{FENCE_END}"
 
 
 def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase, max_chars: int,

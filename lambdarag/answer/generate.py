@@ -11,10 +11,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from lambdarag.answer.context import FENCE_BEGIN, FENCE_END, Packed, fence, neutralise_markers
+from lambdarag.answer.context import Packed
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
+from lambdarag.text.fence import data_rule, fence, neutralise_markers
 
 if TYPE_CHECKING:
     from lambdarag.models.llm import LLMClient
@@ -43,7 +44,7 @@ def llm_messages(question: str, packed: Packed, config: Config, domain: str) -> 
     exactly one begin and one end marker.
     """
     prompts = config.prompts
-    system = prompts.system.format(domain=domain) + "\n" + prompts.data_rule.format(begin=FENCE_BEGIN, end=FENCE_END)
+    system = prompts.system.format(domain=domain) + "\n" + data_rule(prompts.data_rule)
     user = prompts.answer.format(context=fence(packed.text), question=neutralise_markers(question))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -18,6 +18,7 @@ from lambdarag.answer.table_text import match_score, question_grams
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
 from lambdarag.records import Chunk
+from lambdarag.text.fence import fence, fenced_messages, neutralise_markers
 
 if TYPE_CHECKING:
     from lambdarag.models.llm import LLMClient
@@ -77,10 +78,9 @@ def fill_slots(
 
 def _llm_slots(intent: str, question: str, evidence: Sequence[Chunk], llm: LLMClient, config: Config) -> dict[str, Any]:
     context = "\n\n".join(f"[{i}] {c.index_text}" for i, c in enumerate(evidence, 1))[:PROMPT_CONTEXT_CHARS]
-    prompt = config.prompts.slots.format(
-        intent=intent, schema=json.dumps(SCHEMAS[intent], ensure_ascii=False), context=context, question=question
-    )
-    slots = llm.chat_json([{"role": "user", "content": prompt}], lambda data: validate_slots(intent, data))
+    prompt = config.prompts.slots.format(intent=intent, schema=json.dumps(SCHEMAS[intent], ensure_ascii=False),
+                                         context=fence(context), question=neutralise_markers(question))
+    slots = llm.chat_json(fenced_messages(config.prompts.data_rule, prompt), lambda data: validate_slots(intent, data))
     return attribute_sources(slots, evidence)
 
 

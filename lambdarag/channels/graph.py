@@ -77,7 +77,11 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     start = time.perf_counter()
     llm = llm_client(domain)
     shown = iterate(chunks, progress, "graph", "chunk")
-    graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, shown)
+    try:
+        graph, stats = build_graph(chunks, domain.config, llm, domain.index_dir / LLM_CACHE, shown)
+    finally:
+        if llm is not None:
+            llm.close()  # its connections, not left to the garbage collector
     aliases = alias_index(graph, domain.config.query.synonyms)
 
     def write(folder: Path) -> Manifest:

@@ -111,7 +111,12 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     """Compile the wiki pages, then index them and publish index/wiki atomically."""
     start = time.perf_counter()
     cfg = domain.config
-    report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, summary_llm(cfg), progress)
+    llm = summary_llm(cfg)
+    try:
+        report = compile_wiki(domain.wiki_dir, _graph(domain, chunks), chunks, cfg, llm, progress)
+    finally:
+        if llm is not None:
+            llm.close()  # its connections, not left to the garbage collector
     pages = read_pages(domain.wiki_dir)
     terms = sorted({n for p in pages for n in (p.title, *p.aliases) if 2 <= len(n) <= 20})
     tokenizer = Tokenizer(terms)

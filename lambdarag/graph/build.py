@@ -25,6 +25,7 @@ from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.relations import extract_relations
 from lambdarag.graph.schema import KINDS, NODE_KINDS, RELATIONS, Relation
 from lambdarag.records import Chunk
+from lambdarag.text.fence import fence, fenced_messages
 from lambdarag.text.tokenizer import normalize, split_sentences
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def build_graph(
             for rel in extract_relations(sentence, entities, cfg.graph.cooccurrence_weight, subject):
                 _add_edge(graph, rel, chunk.chunk_id)
         if llm is not None and cache is not None:
-            _llm_extract(graph, chunk, llm, cache, stats)
+            _llm_extract(graph, chunk, llm, cache, stats, cfg.prompts.data_rule)
     if cache is not None:
         cache.close()
     merge_chained_names(graph)
@@ -235,15 +236,16 @@ class _LLMCache:
             self._handle.close()
 
 
-def _llm_extract(graph: nx.DiGraph, chunk: Chunk, llm: LLMClient, cache: _LLMCache, stats: GraphStats) -> None:
+def _llm_extract(graph: nx.DiGraph, chunk: Chunk, llm: LLMClient, cache: _LLMCache, stats: GraphStats,
+                 rule: str) -> None:
     key = hashlib.sha256(f"{llm.model}\0{chunk.index_text}".encode()).hexdigest()
     value = cache.entries.get(key)
     if value is not None:
         stats.llm_cached += 1
     else:
-        prompt = LLM_PROMPT.format(relations="|".join(RELATIONS), text=chunk.index_text[:3000])
+        prompt = LLM_PROMPT.format(relations="|".join(RELATIONS), text=fence(chunk.index_text[:3000]))
         try:
-            value = llm.chat_json([{"role": "user", "content": prompt}], lambda v: validate_extraction(v, chunk.text))
+            value = llm.chat_json(fenced_messages(rule, prompt), lambda v: validate_extraction(v, chunk.text))
         except ServiceError as exc:  # the rules already ran: the graph just lacks this chunk's LLM extras
             stats.llm_failures += 1
             if len(stats.llm_errors) < 3:

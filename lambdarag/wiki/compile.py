@@ -26,6 +26,7 @@ from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.schema import RELATION_LABELS, Entity
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk
+from lambdarag.text.fence import fence, fenced_messages, neutralise_markers
 from lambdarag.text.tokenizer import split_sentences
 from lambdarag.wiki import page_format
 from lambdarag.wiki.pages import CACHE_FILE, CompileReport, Page, SummaryCache, write_pages
@@ -235,16 +236,19 @@ def _relations(graph: nx.DiGraph, node: str) -> list[tuple[str, str]]:
 
 # --- Compilation ---------------------------------------------------------------------------------------
 
-def llm_summary(draft: PageDraft, llm: LLMClient, cache: SummaryCache, report: CompileReport) -> list[str] | None:
-    """An LLM-written summary of the page's best sentences, cached by prompt; None when the LLM fails."""
+def llm_summary(draft: PageDraft, llm: LLMClient, cache: SummaryCache, report: CompileReport,
+                rule: str) -> list[str] | None:
+    """An LLM-written summary of the page's best sentences (fenced as data, ``rule`` the domain's
+    prompts.data_rule), cached by prompt; None when the LLM fails."""
     evidence = rule_summary(draft, 12)
-    prompt = LLM_PROMPT.format(title=draft.title, sentences="\n".join(f"- {s}" for s in evidence))
+    prompt = LLM_PROMPT.format(title=neutralise_markers(draft.title),
+                               sentences=fence("\n".join(f"- {s}" for s in evidence)))
     key = hashlib.sha256(f"{llm.model}\0{prompt}".encode()).hexdigest()
     if key in cache.entries:
         report.llm_cached += 1
         return [cache.entries[key]]
     try:
-        text = " ".join(llm.chat([{"role": "user", "content": prompt}], temperature=0.0).split())
+        text = " ".join(llm.chat(fenced_messages(rule, prompt), temperature=0.0).split())
     except ServiceError:
         report.llm_failures += 1  # the rule summary stands in; the count shows in the build summary
         return None
@@ -276,7 +280,8 @@ def compile_wiki(
     pages: list[Page] = []
     slugs: set[str] = set()
     for n, draft in enumerate(iterate(drafts, progress, "wiki pages", "page"), start=1):
-        summary = llm_summary(draft, llm, cache, report) if llm is not None and cache is not None else None
+        summary = (llm_summary(draft, llm, cache, report, cfg.prompts.data_rule)
+                   if llm is not None and cache is not None else None)
         if cache is not None and n % SAVE_EVERY == 0:
             cache.save()  # a build killed midway keeps the summaries it paid for
         body = render_body(draft, summary or rule_summary(draft, cfg.wiki.summary_sentences), titles)
