@@ -103,7 +103,8 @@ class NotFoundError(LambdaRAGError):
 
 
 class AuthError(LambdaRAGError):
-    """An admin route without a valid token (401 missing, 403 wrong)."""
+    """A route without valid credentials: the admin token, or an API key when server.auth is on (401 missing,
+    403 wrong or not for this domain)."""
 
     code = "unauthorized"
     status = 401
