@@ -27,9 +27,8 @@ def test_short_load_with_a_rebuild_and_both_reloads(tmp_path: Path) -> None:
     assert all(row["p50_ms"] <= row["p95_ms"] <= row["p99_ms"] for row in report["latency"].values())
     cycle = checks["reloads"]["cycles"][0]
     assert cycle["build_exit"] == 0 and cycle["sighup_workers_replaced"] and cycle["admin_reload_status"] == 200
-    assert report["workers_seen"] >= 8  # four before SIGHUP, four after
     assert checks["sessions"]["sessions_answered_by_several_workers"] > 0 and not checks["sessions"]["broken"]
     log = checks["query_log"]
     assert log["lines"] == log["answered_asks"] and log["torn"] == 0 and log["rotated_files"] >= 1
     assert checks["access_log"]["sent"] == checks["access_log"]["logged"]
-    assert len(checks["rebuilt_index"]["workers"]) == 4
+    assert len(checks["rebuilt_index"]["workers"]) == 4  # four new workers, each on the rebuilt index
