@@ -9,6 +9,13 @@ top_n → results of index and relevance_score) and POST /rerank (TEI: query, te
 scored by a function of (query, document), with ``rerank_mode`` to fail them: good, slow (``rerank_delay_s``
 before a good reply), 500, malformed (not JSON) or wrong_count (one result fewer).
 
+The chat and embeddings routes fail the same ways through ``chat_mode`` and ``embed_mode``: slow (``slow_s``
+before a good reply), 500 (every request), malformed (a 200 whose JSON body, or a stream's first event, is cut
+short), and for chat cut (the connection dropped midway: a stream after ``cut_after`` pieces, a reply after half
+its body). Streams are sent chunked, as vLLM sends them, and end with a ``finish_reason`` chunk, then [DONE].
+``stop()`` takes the server down as a dead process would (the port refuses, open connections are closed) and
+``start()`` brings it back on the same port.
+
     with FakeOpenAI(chat=lambda messages: "答案[1]") as fake:
         client = openai.OpenAI(base_url=fake.base_url, api_key="x")
 """
@@ -19,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import math
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +38,8 @@ ChatFn = Callable[[list[dict[str, Any]]], str]
 EmbedFn = Callable[[str], list[float]]
 ScoreFn = Callable[[str, str], float]
 RERANK_MODES = ("good", "slow", "500", "malformed", "wrong_count")
+CHAT_MODES = ("good", "slow", "500", "malformed", "cut")
+EMBED_MODES = ("good", "slow", "500", "malformed")
 
 
 def char_overlap(query: str, document: str) -> float:
@@ -71,13 +81,17 @@ class FakeOpenAI:
         self.rerank: ScoreFn = rerank or char_overlap
         self.rerank_mode = "good"  # one of RERANK_MODES
         self.rerank_delay_s = 1.0  # how long "slow" sleeps before its (good) reply
+        self.chat_mode = "good"  # one of CHAT_MODES
+        self.embed_mode = "good"  # one of EMBED_MODES
+        self.slow_s = 1.0  # how long the "slow" chat and embed modes sleep before a good reply
+        self.cut_after = 2  # stream pieces sent before a "cut" drops the connection
         self.fail_next: list[int] = []  # status codes for the next requests, consumed in order
         self.delay_s = 0.0  # sleep before answering (time-out tests)
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._port = 0
+        self._server = self._bind()
+        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -86,16 +100,41 @@ class FakeOpenAI:
     @property
     def root_url(self) -> str:
         """The server's root (TEI serves /rerank there; vLLM /v1/rerank)."""
-        port = self._server.server_address[1]
-        return f"http://127.0.0.1:{port}"
+        return f"http://127.0.0.1:{self._port}"
 
-    def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def _bind(self) -> _Server:
+        server = _Server(("127.0.0.1", self._port), self._handler_class())
+        self._port = int(server.server_address[1])
+        return server
+
+    def start(self) -> FakeOpenAI:
+        """Serve (again, on the same port after stop())."""
+        if self._thread is None:
+            if self._server.closed:
+                self._server = self._bind()
+            self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+            self._thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
+        """Go down as a dead process would: the port refuses connections and every open connection is closed."""
+        if self._thread is None:
+            return
         self._server.shutdown()
         self._server.server_close()
+        self._server.drop_connections()
+        self._thread.join(5)
+        self._thread = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def requests_to(self, path: str) -> list[Recorded]:
         return [r for r in self.requests if r.path == path]
@@ -114,8 +153,8 @@ class FakeOpenAI:
                 return
 
             def handle(self) -> None:
-                # the client gave up (time-out tests): nothing left to answer
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                # the client gave up (time-out tests), or stop() closed the connection: nothing left to answer
+                with contextlib.suppress(OSError, ValueError):
                     super().handle()
 
             def do_GET(self) -> None:
@@ -136,13 +175,45 @@ class FakeOpenAI:
                 if status is not None:
                     self._json(status, {"error": {"message": f"injected failure {status}", "type": "server_error"}})
                 elif path.endswith("/embeddings"):
-                    self._embeddings(body)
+                    self._faulty(fake.embed_mode, lambda: self._embeddings(body))
                 elif path.endswith("/chat/completions"):
-                    self._chat(body)
+                    self._faulty(fake.chat_mode, lambda: self._chat(body), stream=bool(body.get("stream")))
                 elif path in ("/v1/rerank", "/rerank"):
                     self._rerank(body, tei=path == "/rerank")
                 else:
                     self._json(404, {"error": {"message": "not found"}})
+
+            def _faulty(self, mode: str, good: Callable[[], None], stream: bool = False) -> None:
+                """Answer in ``mode``: good (``good()``), slow, 500, malformed or cut."""
+                if mode == "slow":
+                    time.sleep(fake.slow_s)
+                if mode == "500":
+                    self._json(500, {"error": {"message": "injected failure (mode 500)", "type": "server_error"}})
+                elif mode == "malformed" and stream:
+                    self._stream_head()
+                    self._chunk(b'data: {"id": "chatcmpl-fake", "object": "chat.completion.chu\n\n')
+                    self._chunk(b"")
+                elif mode == "malformed":
+                    self._raw(200, b'{"id": "fake", "object": "list", "data": [{"index": 0, "embedd')
+                elif mode == "cut" and not stream:
+                    self._cut_reply()
+                else:
+                    good()
+
+            def _cut_reply(self) -> None:
+                data = json.dumps({"id": "chatcmpl-fake", "object": "chat.completion", "choices": []}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self._drop()
+
+            def _drop(self) -> None:
+                """Close the connection at once, mid-message (the server died)."""
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
 
             def _embeddings(self, body: dict[str, Any]) -> None:
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -188,20 +259,31 @@ class FakeOpenAI:
                 })
 
             def _stream(self, content: str) -> None:
+                self._stream_head()
+                pieces = [content[i : i + 4] for i in range(0, len(content), 4)] or [""]
+                for n, piece in enumerate(pieces):
+                    if fake.chat_mode == "cut" and n == fake.cut_after:
+                        self._drop()
+                        return
+                    self._event({"content": piece}, None)
+                self._event({}, "stop")
+                self._chunk(b"data: [DONE]\n\n")
+                self._chunk(b"")  # the last chunk: the body is complete
+
+            def _stream_head(self) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
+                self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                pieces = [content[i : i + 4] for i in range(0, len(content), 4)] or [""]
-                for piece in pieces:
-                    chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
-                             "model": fake.model,
-                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
-                    self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
+
+            def _event(self, delta: dict[str, str], finish: str | None) -> None:
+                chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                         "model": fake.model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                self._chunk(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()
-                self.close_connection = True
 
             def _json(self, status: int, payload: dict[str, Any] | list[Any]) -> None:
                 self._raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
@@ -214,3 +296,36 @@ class FakeOpenAI:
                 self.wfile.write(data)
 
         return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server that knows its open connections, so stop() can close them as a dying process would."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        self.connections: set[socket.socket] = set()
+        self.closed = False
+        self._guard = threading.Lock()
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._guard:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._guard:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.closed = True
+
+    def drop_connections(self) -> None:
+        with self._guard:
+            open_ones, self.connections = list(self.connections), set()
+        for conn in open_ones:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)

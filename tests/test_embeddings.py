@@ -108,6 +108,18 @@ def _instance(tmp_path: Path, text: str) -> Path:
     return path
 
 
+def test_a_reply_that_is_not_json_is_a_service_error_and_the_outcome_says_so() -> None:
+    with FakeOpenAI(dim=8) as fake:
+        embedder = _embedder(fake)
+        fake.embed_mode = "malformed"
+        with pytest.raises(ServiceError, match="malformed reply"):
+            embedder.embed_query("图书馆")
+        assert len(fake.requests_to("/v1/embeddings")) == 1  # not retried: the server answered
+        assert embedder.outcome.report()["last"]["status"] == "malformed"
+        fake.embed_mode = "good"
+        assert embedder.embed_query("图书馆").shape == (8,) and embedder.outcome.report()["state"] == "ok"
+
+
 def test_from_config_reads_the_api_key_from_the_named_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI(dim=8) as fake:
         cfg = load_config(_instance(tmp_path, (

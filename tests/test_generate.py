@@ -11,7 +11,7 @@ from fake_openai import FakeOpenAI
 from llm_clients import client
 
 from lambdarag.answer.context import Repealed, pack
-from lambdarag.answer.generate import AnswerStream, generate, not_found_answer
+from lambdarag.answer.generate import CUT_SEPARATOR, AnswerStream, generate, not_found_answer
 from lambdarag.config.load import load_config
 from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
@@ -118,6 +118,18 @@ def test_llm_timeout_while_streaming_falls_back_before_the_first_delta(config: C
         text = "".join(stream)
     assert stream.method == "extractive" and stream.error and "timed out" in stream.error
     assert "100元[1]" in text
+
+
+def test_a_stream_cut_midway_is_followed_by_the_extractive_answer(config: Config) -> None:
+    with FakeOpenAI(chat=lambda messages: "伙食补助每人每天100元[1]，另有补贴。") as fake:
+        fake.chat_mode, fake.cut_after = "cut", 2
+        cfg, llm = _llm(config, fake.base_url)
+        stream = generate("伙食补助每天多少钱", packed(["rules#2"]), "fact", {}, llm, cfg, True)
+        deltas = list(stream)
+    assert deltas[:3] == ["伙食补助", "每人每天", CUT_SEPARATOR]  # what was sent cannot be taken back
+    assert stream.method == "extractive" and "100元[1]" in stream.text
+    assert "".join(deltas[3:]) == stream.text  # the answer kept is the extractive one alone
+    assert stream.error and "after 8 characters; the extractive answer follows" in stream.error
 
 
 def _c(cid: str, title: str, text: str, section: str = "", table: bool = False) -> Chunk:

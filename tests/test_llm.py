@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from fake_openai import FakeOpenAI
 
 from lambdarag.config.load import load_config
 from lambdarag.errors import ServiceError
+from lambdarag.models.health import Breaker
 from lambdarag.models.llm import REPAIR_PROMPT, LLMClient, llm_from_config, parse_json
 
 USER = [{"role": "user", "content": "问题"}]
@@ -29,7 +31,7 @@ def _close_clients() -> Iterator[None]:
 
 def client(fake: FakeOpenAI, **kw: Any) -> LLMClient:
     _OPEN.append(LLMClient(fake.base_url, "fake-model", timeout_s=kw.pop("timeout_s", 5.0),
-                           max_retries=kw.pop("max_retries", 0), **kw))
+                           max_retries=kw.pop("max_retries", 0), cooldown_s=kw.pop("cooldown_s", 0.3), **kw))
     return _OPEN[-1]
 
 
@@ -159,3 +161,55 @@ def test_stream_closed_early_releases_the_response() -> None:
         assert next(stream) == "一二三四"
         stream.close()  # the caller stops reading: no unclosed-response warning (warnings are errors)
         assert client(fake).chat(USER).startswith("一二三四")
+
+
+@pytest.mark.parametrize(("mode", "fragment"), [("malformed", "malformed reply"), ("cut", "peer closed")])
+def test_a_reply_that_is_not_json_or_cut_short_is_a_service_error(mode: str, fragment: str) -> None:
+    with FakeOpenAI(chat=lambda m: "一二三四五六七八九十") as fake:
+        fake.chat_mode = mode
+        for call in (lambda llm: llm.chat(USER), lambda llm: list(llm.stream(USER))):
+            llm = client(fake)
+            with pytest.raises(ServiceError, match=fragment):
+                call(llm)
+            last = llm.outcome.report()["last"]
+            assert last["status"] == ("malformed" if mode == "malformed" else "error") and fragment in last["reason"]
+
+
+def test_after_an_endpoint_failure_calls_skip_it_until_the_cooldown_then_one_tries_again() -> None:
+    with FakeOpenAI(chat=lambda m: "好") as fake:
+        llm = client(fake, cooldown_s=0.5)
+        fake.chat_mode = "500"
+        with pytest.raises(ServiceError, match="HTTP 500"):
+            llm.chat(USER)
+        fake.chat_mode = "good"
+        calls = len(fake.requests_to("/v1/chat/completions"))
+        with pytest.raises(ServiceError, match=r"skipped: the endpoint at .* failed 0\.\d s ago \(LLM chat request"):
+            llm.chat(USER)
+        with pytest.raises(ServiceError, match="skipped"):
+            list(llm.stream(USER))
+        assert len(fake.requests_to("/v1/chat/completions")) == calls  # refused without a request
+        assert llm.breaker.state()["state"] == "open" and llm.outcome.report()["state"] == "degraded"
+        time.sleep(0.55)
+        assert llm.chat(USER) == "好"  # the endpoint is back: the first call after the cooldown closes the breaker
+        assert llm.breaker.state() == {"state": "closed"} and llm.outcome.report()["state"] == "ok"
+
+
+def test_a_bad_request_does_not_open_the_breaker() -> None:
+    with FakeOpenAI(chat=lambda m: "好") as fake:
+        llm = client(fake)
+        fake.fail_next = [400]
+        with pytest.raises(ServiceError, match="HTTP 400"):
+            llm.chat(USER)
+        assert llm.breaker.state() == {"state": "closed"} and llm.chat(USER) == "好"
+
+
+def test_while_one_call_tries_the_endpoint_again_the_others_are_refused() -> None:
+    breaker = Breaker(cooldown_s=0.0)
+    breaker.failed("timed out")
+    assert breaker.admit() == (None, True)  # this call tries again
+    refused, trying = breaker.admit()
+    assert refused and "another call is trying it again" in refused and not trying
+    breaker.release(True)  # its caller gave up: the next one may try
+    assert breaker.admit() == (None, True)
+    breaker.succeeded()
+    assert breaker.admit() == (None, False) and breaker.state() == {"state": "closed"}

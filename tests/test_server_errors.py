@@ -188,7 +188,8 @@ def test_readiness_probes_a_configured_llm(tmp_path: Path) -> None:
         assert llm["ok"] and llm["state"] == "reachable"
         app.extensions["lambdarag"].store.close()
     unreachable = app.test_client().get("/readyz").get_json()["parts"]["llm"]
-    assert unreachable["ok"] is False and unreachable["state"] == "unreachable"
+    # answers go on without the LLM (extractive): a down LLM makes the server degraded, not unready
+    assert unreachable["ok"] is True and unreachable["state"] == "unreachable" and unreachable["error"]
 
 
 def test_factory_needs_a_domain(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Answer generation: the LLM with the domain's prompts and [n] citations, else the extractive answer.
 
 An LLM failure (time-out, connection, empty reply) falls back to the extractive answer and keeps
-the error for the trace; streaming falls back the same way when nothing was sent yet.
+the error for the trace. A stream cut midway cannot take back what it sent: the extractive answer
+follows it after a blank line, and it alone is the answer (what the final result, logs and session keep).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from lambdarag.models.llm import LLMClient
 
 _PIECES = re.compile(r"[^。！？\n]*[。！？\n]*")  # sentence-sized stream pieces that join back exactly
+CUT_SEPARATOR = "\n\n"  # between the part of an LLM stream sent before it broke and the extractive answer
 
 
 @dataclass
@@ -91,8 +93,11 @@ class AnswerStream:
     def __iter__(self) -> Iterator[str]:
         if self.llm is not None:
             yield from self._llm()
-            if self.text.strip():
+            if self.text.strip() and self.error is None:
                 return
+            if self.error is not None and self.text:  # cut midway
+                self.error = f"{self.error} (after {len(self.text)} characters; the extractive answer follows)"
+                yield CUT_SEPARATOR
             self.error = self.error or "LLM returned an empty answer"
             self.text = ""
         self.method = "extractive"
@@ -112,8 +117,7 @@ class AnswerStream:
             for delta in deltas:
                 self.text += delta
                 yield delta
-        except ServiceError as exc:
-            # mid-stream: what was sent stays the answer; before the first delta: extractive fallback
+        except ServiceError as exc:  # before the first delta or midway: the extractive answer follows (__iter__)
             self.error = str(exc)
 
     def _extractive(self) -> Iterator[str]:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from lambdarag.models.embeddings import (
     local_available,
     local_unavailable_error,
 )
+from lambdarag.models.health import Outcome
 from lambdarag.progress import Progress
 from lambdarag.records import Chunk, Hit
 
@@ -277,6 +278,11 @@ class VectorChannel:
             if self._embedder is None:
                 raise ServiceError("vector channel disabled: embedding.backend is none", "enable a backend")
             return self._embedder
+
+    def query_calls(self) -> dict[str, Any] | None:
+        """The query embedder's last call (for /readyz); None before the first query or for the local model."""
+        outcome = getattr(self._embedder, "outcome", None)
+        return outcome.report() if isinstance(outcome, Outcome) else None
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Chunks nearest to the query's embedding, ranked 1..k."""

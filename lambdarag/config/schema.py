@@ -70,6 +70,7 @@ class LLMConfig:
     max_tokens: int = field(metadata=rng(1, 100_000))
     temperature: float = field(metadata=rng(0, 2))
     ungrounded: str = field(metadata=choice("flag", "drop"))
+    cooldown_s: float = field(metadata=rng(0.1, 3600))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import numpy as np
 
 from lambdarag.config.load import secret
 from lambdarag.errors import ServiceError
+from lambdarag.models.health import Outcome
 
 if TYPE_CHECKING:
     from lambdarag.config.schema import Config, EmbeddingConfig
@@ -147,6 +148,7 @@ class OpenAIEmbedder:
         self.backoff_s = backoff_s
         # retries are ours (below), so the client must not retry on its own
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+        self.outcome = Outcome()  # the last request's status, for /readyz
 
     @classmethod
     def from_config(cls, cfg: EmbeddingConfig, backoff_s: float = RETRY_BACKOFF_S) -> OpenAIEmbedder:
@@ -167,14 +169,25 @@ class OpenAIEmbedder:
         return row
 
     def _request(self, inputs: list[str]) -> np.ndarray:
-        """One embeddings call, retried with exponential backoff on timeouts, connection errors, 429 and 5xx."""
+        """One embeddings call (retried, see _create), its outcome recorded; vectors checked."""
+        started = time.perf_counter()
+        try:
+            vectors = self._vectors(self._create(inputs), len(inputs))
+        except ServiceError as exc:
+            kind = "timeout" if "timed out" in exc.message else "malformed" if "malformed" in exc.message else "error"
+            self.outcome.record(kind, exc.message, (time.perf_counter() - started) * 1000)
+            raise
+        self.outcome.record("ok", ms=(time.perf_counter() - started) * 1000)
+        return vectors
+
+    def _create(self, inputs: list[str]) -> Any:
+        """The embeddings response, retried with exponential backoff on timeouts, connection errors, 429 and 5xx."""
         import openai
 
         attempt = 0
         while True:
             try:
-                response = self.client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
-                break
+                return self.client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
             except openai.OpenAIError as exc:
                 reason = _retryable(exc)
                 if reason is None:
@@ -184,14 +197,30 @@ class OpenAIEmbedder:
                         f"embeddings endpoint {self.base_url} failed after {attempt + 1} attempt(s): {reason}",
                         "check that the server is up and serves the configured model, or raise embedding.timeout_s",
                     ) from exc
+            except ValueError as exc:  # the openai client lets a body that is not JSON through as a ValueError
+                raise _malformed(self.base_url, exc) from exc
             time.sleep(min(self.backoff_s * 2**attempt, MAX_BACKOFF_S))
             attempt += 1
-        rows = [r.embedding for r in sorted(response.data, key=lambda d: d.index)]
+
+    def _vectors(self, response: Any, count: int) -> np.ndarray:
         source = f"embeddings endpoint {self.base_url}"
-        if len(rows) != len(inputs) or len({len(r) for r in rows}) > 1:
+        try:
+            rows = [list(r.embedding) for r in sorted(response.data, key=lambda d: d.index)]
+        except (AttributeError, TypeError) as exc:  # valid JSON of another shape (or a 200 that is not JSON)
+            raise _malformed(self.base_url, exc) from exc
+        if len(rows) != count or len({len(r) for r in rows}) > 1:
             raise ServiceError(f"{source} returned {len(rows)} vectors of lengths {sorted({len(r) for r in rows})} "
-                               f"for {len(inputs)} texts", "check the embeddings server's logs")
-        return check_vectors(np.asarray(rows, dtype=np.float32), len(inputs), self.dim, source)
+                               f"for {count} texts", "check the embeddings server's logs")
+        try:
+            matrix = np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise _malformed(self.base_url, exc) from exc
+        return check_vectors(matrix, count, self.dim, source)
+
+
+def _malformed(base_url: str, exc: Exception) -> ServiceError:
+    return ServiceError(f"embeddings endpoint {base_url} answered a malformed reply ({type(exc).__name__}: "
+                        f"{str(exc)[:120]})", "check that base_url points at an OpenAI-compatible /v1 endpoint")
 
 
 def _retryable(exc: BaseException) -> str | None:

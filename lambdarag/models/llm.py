@@ -1,7 +1,10 @@
 """OpenAI-compatible chat client (vLLM in production): plain text, streaming and validated JSON.
 
-Every failure (time-out, connection, HTTP error, unusable reply) raises ServiceError with the
-cause, so callers can fall back to their rule-based path and record why.
+Every failure (time-out, connection, HTTP error, a reply that is not JSON, a stream cut midway) raises
+ServiceError with the cause, so callers can fall back to their rule-based path and record why. After a failure
+of the endpoint itself, calls are refused at once for llm.cooldown_s (models/health.py: a down or hung LLM
+costs one time-out, not one per stage and request), then tried again one at a time; /readyz reads
+``outcome`` and ``breaker``.
 """
 
 from __future__ import annotations
@@ -10,15 +13,18 @@ import importlib
 import importlib.util
 import json
 import re
-from collections.abc import Callable, Generator, Sequence
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import openai
-from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionMessageParam
 
 from lambdarag.config.load import secret
 from lambdarag.config.schema import Config, LLMConfig
 from lambdarag.errors import ServiceError
+from lambdarag.models.health import Breaker, Outcome
 
 T = TypeVar("T")
 Message = dict[str, Any]
@@ -35,6 +41,7 @@ def _transport_errors() -> tuple[type[Exception], ...]:
 
 _TRANSPORT_ERRORS = _transport_errors()
 _HINT = "check that the LLM server at llm.base_url is running, or set llm.enabled: false"
+COOLDOWN_S = 10.0
 
 
 class LLMClient:
@@ -49,6 +56,7 @@ class LLMClient:
         max_retries: int = 1,
         max_tokens: int = 800,
         temperature: float = 0.1,
+        cooldown_s: float = COOLDOWN_S,
     ) -> None:
         self.base_url = base_url
         self.model = model
@@ -57,6 +65,8 @@ class LLMClient:
         self.temperature = temperature
         # the openai client retries connection errors, 408/429 and 5xx itself, with backoff
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=max_retries)
+        self.outcome = Outcome()  # the last call's status, for /readyz
+        self.breaker = Breaker(cooldown_s)
 
     @classmethod
     def from_settings(cls, llm: LLMConfig) -> LLMClient:
@@ -69,6 +79,7 @@ class LLMClient:
             max_retries=llm.max_retries,
             max_tokens=llm.max_tokens,
             temperature=llm.temperature,
+            cooldown_s=llm.cooldown_s,
         )
 
     def close(self) -> None:
@@ -89,12 +100,12 @@ class LLMClient:
              temperature: float | None = None) -> str:
         """The assistant's reply text for ``messages``."""
         tokens, temp = self._limits(max_tokens, temperature)
-        try:
+        with self._call("chat request"):
             reply = self._client.chat.completions.create(
                 model=self.model, messages=_params(messages), max_tokens=tokens, temperature=temp
             )
-        except openai.OpenAIError as exc:
-            raise _service_error("chat request", exc) from exc
+            if not isinstance(reply, ChatCompletion):  # a 200 that is not JSON comes back as its text
+                raise ValueError(f"the reply is not a chat completion: {str(reply)[:120]!r}")
         if not reply.choices or reply.choices[0].message.content is None:
             raise ServiceError(f"LLM {self.model} at {self.base_url} returned no message content", _HINT)
         return reply.choices[0].message.content
@@ -103,18 +114,48 @@ class LLMClient:
                temperature: float | None = None) -> Generator[str, None, None]:
         """The reply as text deltas, in order; a failure midway raises ServiceError."""
         tokens, temp = self._limits(max_tokens, temperature)
-        try:
+        with self._call("streaming chat request"):
             chunks = self._client.chat.completions.create(
                 model=self.model, messages=_params(messages), max_tokens=tokens, temperature=temp, stream=True
             )
             with chunks:  # closes the HTTP response also when the caller stops reading early
                 for chunk in chunks:
-                    if chunk.choices and chunk.choices[0].delta.content:
+                    if isinstance(chunk, ChatCompletionChunk) and chunk.choices and chunk.choices[0].delta.content:
                         yield chunk.choices[0].delta.content
+
+    @contextmanager
+    def _call(self, what: str) -> Iterator[None]:
+        """One request to the endpoint: refused while the breaker is open, its outcome recorded, failures raised as
+        ServiceError (the openai client lets a body that is not JSON through as a ValueError, and a connection lost
+        midway in a stream as the HTTP library's error)."""
+        refused, trying = self.breaker.admit()
+        if refused:
+            raise ServiceError(f"LLM {what} skipped: the endpoint at {self.base_url} {refused}", _HINT)
+        started = time.perf_counter()
+        try:
+            yield
         except openai.OpenAIError as exc:
-            raise _service_error("streaming chat request", exc) from exc
-        except _TRANSPORT_ERRORS as exc:  # a connection lost midway surfaces from the HTTP library, not openai
-            raise ServiceError(f"LLM streaming chat request failed midway: {type(exc).__name__}: {exc}", _HINT) from exc
+            raise self._failed(_service_error(what, exc), _kind(exc), started, trying) from exc
+        except _TRANSPORT_ERRORS as exc:
+            error = ServiceError(f"LLM {what} failed midway: {type(exc).__name__}: {exc}", _HINT)
+            raise self._failed(error, "error", started, trying) from exc
+        except ValueError as exc:
+            error = ServiceError(f"LLM {what} failed: malformed reply ({type(exc).__name__}: {exc})", _HINT)
+            raise self._failed(error, "malformed", started, trying) from exc
+        except BaseException:  # the caller stopped reading a stream (GeneratorExit): nothing learnt
+            self.breaker.release(trying)
+            raise
+        self.outcome.record("ok", ms=(time.perf_counter() - started) * 1000)
+        self.breaker.succeeded()
+
+    def _failed(self, error: ServiceError, kind: str, started: float, trying: bool) -> ServiceError:
+        """Record a failed call; a failure of the endpoint (not of this request) opens the breaker."""
+        self.outcome.record(kind, error.message, (time.perf_counter() - started) * 1000)
+        if kind == "rejected":
+            self.breaker.release(trying)
+        else:
+            self.breaker.failed(error.message)
+        return error
 
     def chat_json(self, messages: Sequence[Message], validate: Callable[[Any], T], *,
                   max_tokens: int | None = None) -> T:
@@ -174,6 +215,18 @@ def _service_error(what: str, exc: openai.OpenAIError) -> ServiceError:
     else:
         cause = f"{type(exc).__name__}: {exc}"
     return ServiceError(f"LLM {what} failed: {cause}", _HINT)
+
+
+def _kind(exc: openai.OpenAIError) -> str:
+    """timeout | error (connection, 5xx, 429: the endpoint's fault) | rejected (another 4xx: this request's) |
+    malformed."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "error"
+    if isinstance(exc, openai.APIStatusError):
+        return "error" if exc.status_code >= 500 or exc.status_code == 429 else "rejected"
+    return "malformed"
 
 
 def llm_from_config(cfg: Config) -> LLMClient | None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -18,6 +16,7 @@ from typing import Any
 from lambdarag.config.load import secret
 from lambdarag.config.schema import Config, RerankConfig
 from lambdarag.errors import ServiceError
+from lambdarag.models.health import Outcome
 
 JINA = "jina"
 TEI = "tei"
@@ -72,31 +71,6 @@ def _scores(items: list[Any], key: str, count: int, expected: int) -> dict[int, 
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text[:160]
-
-
-class Outcome:
-    """The last call's status for /readyz (thread-safe): ok, or degraded with the reason, and when."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._last: dict[str, Any] | None = None
-        self._last_ok: float | None = None
-
-    def record(self, status: str, reason: str = "", ms: float = 0.0) -> None:
-        """Remember one call's status (ok, timeout, error, malformed)."""
-        now = time.time()
-        with self._lock:
-            self._last = {"status": status, "reason": reason, "ms": round(ms, 2), "at": now}
-            if status == "ok":
-                self._last_ok = now
-
-    def report(self) -> dict[str, Any]:
-        """{"state": "unused" | "ok" | "degraded", "last": the last call, "last_ok_at": when one last succeeded}."""
-        with self._lock:
-            last = dict(self._last) if self._last else None
-            last_ok = self._last_ok
-        state = "unused" if last is None else "ok" if last["status"] == "ok" else "degraded"
-        return {"state": state, "last": last, "last_ok_at": last_ok}
 
 
 class RerankClient:

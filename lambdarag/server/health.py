@@ -1,4 +1,10 @@
-"""GET /healthz (the process answers) and GET /readyz (every part it needs to answer well), each part reported."""
+"""GET /healthz (the process answers) and GET /readyz (every part it needs to answer well), each part reported.
+
+The LLM, embeddings and rerank endpoints never make the server not ready: without them it still answers
+(extractive, without the vector channel, in fused order), so a failing one makes it "degraded", with the part
+named. The LLM and embeddings endpoints are probed (GET /models) and their last real call of this worker is
+reported beside the probe, since an endpoint can list its models and still fail every call.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +19,12 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from lambdarag.config.load import secret
+from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.server.state import ServerState, state
 
 bp = Blueprint("health", __name__)
 PROBE_TIMEOUT_S = 2.0
+DEGRADED_STATES = ("degraded", "unreachable", "error")  # of the llm, embedding and rerank parts
 
 
 @bp.get("/healthz")
@@ -28,16 +36,18 @@ def healthz() -> Response:
 @bp.get("/readyz")
 def readyz() -> tuple[Response, int]:
     st = state()
+    kb = st.holder.get() if st.holder.status()["loaded"] else None
     parts = {
         "index": index_part(st),
-        "llm": service_part(st.config.llm.enabled, st.config.llm.base_url, st.config.llm.api_key_env),
-        "embedding": embedding_part(st),
+        "llm": llm_part(st, kb),
+        "embedding": embedding_part(st, kb),
         "rerank": rerank_part(st),
         "logs": writable_part(st.domain.feedback_dir),
         "sessions": sessions_part(st),
     }
     ready = all(p["ok"] for p in parts.values())
-    degraded = parts["index"].get("degraded") or parts["rerank"].get("state") == "degraded"
+    services = (parts[name].get("state") in DEGRADED_STATES for name in ("llm", "embedding", "rerank"))
+    degraded = parts["index"].get("degraded") or any(services)
     status = "not_ready" if not ready else "degraded" if degraded else "ready"
     body = {"status": status, "domain": st.domain.name, "pid": os.getpid(), "parts": parts}
     return jsonify(body), 200 if ready else 503
@@ -74,7 +84,22 @@ def rerank_part(st: ServerState) -> dict[str, Any]:
     return {**base, **reranker.outcome.report()}
 
 
-def embedding_part(st: ServerState) -> dict[str, Any]:
+def llm_part(st: ServerState, kb: KnowledgeBase | None) -> dict[str, Any]:
+    """The LLM: disabled, or the probe, this worker's last call and its breaker (open: calls skip the endpoint)."""
+    cfg = st.config.llm
+    if not cfg.enabled:
+        return {"ok": True, "state": "disabled"}
+    part = service_part(cfg.base_url, cfg.api_key_env)
+    if kb is not None and kb.llm is not None:
+        part.update(calls=kb.llm.outcome.report(), breaker=kb.llm.breaker.state())
+        failing = part["calls"]["state"] == "degraded" or part["breaker"]["state"] != "closed"
+        if failing and part["state"] == "reachable":
+            part["state"] = "degraded"
+    return part
+
+
+def embedding_part(st: ServerState, kb: KnowledgeBase | None) -> dict[str, Any]:
+    """The embeddings backend: disabled, local, or the endpoint's probe and the vector channel's last query call."""
     cfg = st.config.embedding
     if cfg.backend == "none":
         return {"ok": True, "state": "disabled"}
@@ -84,22 +109,27 @@ def embedding_part(st: ServerState) -> dict[str, Any]:
         if not local_available():
             return {"ok": False, "state": "unavailable", "error": str(local_unavailable_error())}
         return {"ok": True, "state": "local", "model": cfg.model}
-    return service_part(True, cfg.base_url, cfg.api_key_env)
+    part = service_part(cfg.base_url, cfg.api_key_env)
+    calls = getattr(kb.channels.get("vector"), "query_calls", None) if kb is not None else None
+    report = calls() if callable(calls) else None
+    if report is not None:
+        part["calls"] = report
+        if report["state"] == "degraded" and part["state"] == "reachable":
+            part["state"] = "degraded"
+    return part
 
 
-def service_part(enabled: bool, base_url: str, key_env: str) -> dict[str, Any]:
-    """An OpenAI-compatible service answers GET /models (or is disabled, which is fine)."""
-    if not enabled:
-        return {"ok": True, "state": "disabled"}
+def service_part(base_url: str, key_env: str) -> dict[str, Any]:
+    """Whether an OpenAI-compatible service answers GET /models; "ok" either way (the server answers without it)."""
     url = base_url.rstrip("/") + "/models"
     req = urllib.request.Request(url, headers={"Authorization": f"Bearer {secret(key_env) or 'EMPTY'}"})
     try:
         with urllib.request.urlopen(req, timeout=PROBE_TIMEOUT_S) as resp:
             return {"ok": True, "state": "reachable", "url": url, "status": resp.status}
     except urllib.error.HTTPError as exc:
-        return {"ok": False, "state": "error", "url": url, "error": f"HTTP {exc.code}"}
+        return {"ok": True, "state": "error", "url": url, "error": f"HTTP {exc.code}"}
     except (urllib.error.URLError, OSError) as exc:
-        return {"ok": False, "state": "unreachable", "url": url, "error": str(getattr(exc, "reason", exc))}
+        return {"ok": True, "state": "unreachable", "url": url, "error": str(getattr(exc, "reason", exc))}
 
 
 def writable_part(folder: Path) -> dict[str, Any]:
