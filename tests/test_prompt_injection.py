@@ -100,7 +100,8 @@ def test_every_prompt_that_carries_document_text_is_fenced(tmp_path: Path) -> No
         assert all(o.ok for o in outcomes), outcomes
         app = create_app(domain)
         try:
-            assert app.test_client().post("/api/ask", json={"question": "报销材料提交的流程是什么？"}).status_code == 200
+            asked = app.test_client().post("/api/ask", json={"question": "报销材料提交的流程是什么？"})
+            assert asked.status_code == 200
         finally:
             app.extensions["lambdarag"].store.close()
         carrying = [r.body["messages"] for r in server.requests_to("/v1/chat/completions")
