@@ -40,3 +40,52 @@ WHICH = ("哪", "谁", "什么", "排名", "which", "who", "what")  # a question
 QUESTION_NOISE = frozenset(
     {"多少", "是谁", "哪个", "哪些", "什么", "怎么", "如何", "请问", "是多", "谁负", "找谁", "的是"}
 )
+
+# What an answer must lead with (answer/needs.py): general words of the question's language.
+MATERIALS = ("材料", "资料", "证件", "证明", "带什么", "带哪些", "准备什么", "准备哪些", "提交什么", "提交哪些",
+             "提供什么", "提供哪些")
+MATERIALS_EN = (r"what (?:documents|materials|papers|forms)", r"which (?:documents|forms)", r"documents? (?:are|is) "
+                r"(?:needed|required)")
+CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "负责人是谁")
+CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
+PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处")
+PLACE_EN = (r"\bwhere\b",)
+DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
+STEPS = ("流程", "步骤", "程序", "手续", "怎么办", "怎么办理", "如何办理", "怎样办理", "如何申请", "怎么申请",
+         "怎样申请", "怎么做", "如何操作", "怎么操作")
+STEPS_EN = (r"\bhow (?:do|can|should|to)\b", r"\bsteps?\b", r"\bprocedure\b", r"\bprocess\b")
+COMPARE = ("区别", "不同", "差异", "相比", "比较", "对比", "异同", "哪个更", "变化")
+COMPARE_EN = (r"\bdifferen", r"\bcompar", r"\bversus\b", r"\bvs\.?\s", r"\bchange[ds]?\b.*\bbetween\b")
+LIST = ("哪些", "哪几", "有什么", "包括什么", "包括哪", "几种", "几类")
+LIST_EN = (r"\bwhich\b", r"\bwhat are\b", r"\blist\b")
+# yes/no questions; each alternative's one group is the modal the answer repeats (or negates)
+YES_NO = (
+    r"是否(可以|能够|能|需要|要|应当|应该|必须|允许|有|属于|会)?",
+    r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|可否|能否)",
+    r"(可以|能够|能|需要|要|应当|应该|必须|允许|有|是|会|算)[^，,。？?]{0,40}吗[？?]?\s*$",
+)
+YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "has", "have", "had", "should",
+             "will", "would", "may", "must")
+OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",
+                 "何时", "还是", r"\bor\b")
+# a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
+NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
+            "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")
+NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b")
+REASON = ("为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
+REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")
+DEFINITION = ("是什么意思", "什么意思", "的意思", "含义", "定义", "指什么", "是指什么", "什么是", "何为", "何谓")
+DEFINITION_EN = (r"\bwhat is meant by\b", r"\bdefin", r"\bwhat does .+ mean\b")
+
+# What a sentence that meets the need carries (answer/needs.py: evidence_bonus)
+REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导致", "为了", "缘于", "得名", "because", "due to",
+                "as a result", "driven by", "primarily", "owing to")
+DEFINITION_MARKS = ("是指", "指的是", "定义为", "意为", "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to",
+                    "is defined as", "means", "is a", "is the")
+PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "位于",
+               "坐落", "地处", "发现于", "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
+CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")
+MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
+                   "certificate", "copy of")
+STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后", "之后", "最后", r"(?:^|\s)\d+[.、]", r"[（(]\d+[)）]",
+               "step", "first,", "then")

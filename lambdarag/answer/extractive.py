@@ -13,7 +13,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from lambdarag.answer.compose import fit_budget, lead_line
 from lambdarag.answer.context import Packed
+from lambdarag.answer.needs import Need, question_need
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     Scored,
@@ -34,13 +36,30 @@ TABLE_PIECES = 16  # tables are looked up in this many top evidence chunks (the 
 COMPARE_TABLES = 2  # a comparison shows the named row of this many tables (two versions, two years)
 LEAD_INTENTS = frozenset({"process"})  # slot answers that a better matching sentence elsewhere may precede
 EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
+ANSWER_CHARS = 300  # default length budget (context.answer_chars): characters before citations
+YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],
-                      keywords: Sequence[str] = ()) -> str:
-    """The answer lines, then a note for each cited document that the context says was repealed."""
-    text = _answer_lines(question, packed, intent, slots, keywords)
+                      keywords: Sequence[str] = (), budget: int = ANSWER_CHARS) -> str:
+    """The lines that meet the question's need first, within ``budget``; then the repeal notes of cited documents."""
+    need = question_need(question)
+    lines = _answer_lines(question, packed, intent, slots, keywords, need)
+    if need.kind == "yesno":
+        lines = _yes_no(question, packed, keywords, intent, need, lines)
+    text = "".join(fit_budget(lines, budget)).strip()
     return text + "".join(repeal_notes(text, packed))
+
+
+def _yes_no(question: str, packed: Packed, keywords: Sequence[str], intent: str, need: Need,
+            lines: list[str]) -> list[str]:
+    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
+    scored = scored_sentences(question, packed.pieces, keywords, intent)
+    best = max(scored, key=lambda s: s.score, default=None)
+    if best is None or best.score < YES_NO_SUPPORT:
+        return [lead_line(need, "", False), *lines]
+    support = best.cited()
+    return [lead_line(need, support, True), support, *(line for line in lines if line != support)]
 
 
 def repeal_notes(text: str, packed: Packed) -> list[str]:
@@ -65,20 +84,27 @@ def _cn_date(iso: str) -> str:
     return "".join(f"{v}{unit}" for v, unit in zip(parts, ("年", "月", "日"), strict=False))
 
 
-def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], keywords: Sequence[str]) -> str:
-    """Table lines, else slot sentences for person/process/data, then the best evidence sentences."""
+def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], keywords: Sequence[str],
+                  need: Need) -> list[str]:
+    """Table lines, else slot lines for person/process/data (the needed one first), then evidence sentences."""
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
     if table:
         extra = best_sentences(question, packed.pieces, keywords, intent,
                                limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE)
-        return "".join([*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))])
+        return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     numbers = {c.chunk_id: c.n for c in packed.citations}
     writer = SLOT_WRITERS.get(intent)
-    lines = writer(slots, _marker(slots, numbers)) if writer and slots else []
+    lines = ordered_slot_lines(writer(slots, _marker(slots, numbers), need), need) if writer and slots else []
     if not lines:
-        return "".join(s.cited() for s in best_sentences(question, packed.pieces, keywords, intent))
+        return [s.cited() for s in best_sentences(question, packed.pieces, keywords, intent)]
     lead = _better_elsewhere(question, packed, keywords, intent, slots) if intent in LEAD_INTENTS else []
-    return "".join([*lead, *lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join([*lead, *lines]))])
+    return [*lead, *lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join([*lead, *lines]))]
+
+
+def ordered_slot_lines(lines: Sequence[tuple[str, str]], need: Need) -> list[str]:
+    """Slot lines as (aspect, line): the aspect the question asks for first, the others in their order."""
+    first = NEED_ASPECT.get(need.kind, "")
+    return [line for aspect, line in lines if aspect == first] + [line for aspect, line in lines if aspect != first]
 
 
 def _better_elsewhere(question: str, packed: Packed, keywords: Sequence[str], intent: str,
@@ -139,51 +165,83 @@ def _marker(slots: dict[str, Any], numbers: Mapping[str, int]) -> Callable[[str]
     return mark
 
 
-def _person(slots: dict[str, Any], mark: Callable[[str], str]) -> list[str]:
+Writer = Callable[[dict[str, Any], Callable[[str], str], Need], list[tuple[str, str]]]
+# the slot aspect that answers a need ("需要哪些材料" -> the materials line first)
+NEED_ASPECT = {"materials": "materials", "steps": "steps", "place": "where", "contact": "contact",
+               "date": "conditions", "amount": "conditions"}
+_ZH = {"steps": "办理步骤：", "materials": "所需材料：", "conditions": "注意：", "where": "办理地点：",
+       "basis": "依据：", "phone": "办公电话", "email": "电子邮箱", "office": "办公地点", "duties": "主要职责：",
+       "who": "联系人",
+       "list": "、", "items": "；", "facts": "，", "stop": "。"}
+_EN = {"steps": "Steps: ", "materials": "Materials: ", "conditions": "Note: ", "where": "Where: ", "basis": "Basis: ",
+       "phone": "phone ", "email": "email ", "office": "office ", "duties": "Duties: ", "who": "Contact",
+       "list": ", ", "items": "; ", "facts": ", ", "stop": ". "}
+
+
+def _words(need: Need) -> dict[str, str]:
+    return _EN if need.english else _ZH
+
+
+def _person(slots: dict[str, Any], mark: Callable[[str], str], need: Need) -> list[tuple[str, str]]:
+    w = _words(need)
     name = slots.get("name", "")
     if not name and not slots.get("phone") and not slots.get("email"):
         return []
-    who = f"{slots.get('department', '')}{slots.get('title', '')}{name}" or "联系人"
+    who = f"{slots.get('department', '')}{slots.get('title', '')}{name}" or w["who"]
     if slots.get("mention") and not slots.get("department"):
-        return [f"{slots['mention']}{mark('mention')}。"]
-    facts = [f"{label}{slots[key]}" for key, label in (("phone", "办公电话"), ("email", "电子邮箱"),
-                                                       ("office", "办公地点")) if slots.get(key)]
-    lines = [f"{who}{'，' + '，'.join(facts) if facts else ''}{mark('name') or mark('phone')}。"]
+        return [("contact", f"{slots['mention']}{mark('mention')}{w['stop']}")]
+    facts = [f"{w[key]}{slots[key]}" for key in ("phone", "email", "office") if slots.get(key)]
+    joined = w["facts"] + w["facts"].join(facts) if facts else ""
+    lines = [("contact", f"{who}{joined}{mark('name') or mark('phone')}{w['stop']}")]
     if slots.get("duties"):
-        lines.append(f"主要职责：{slots['duties']}{mark('duties')}。")
+        lines.append(("duties", f"{w['duties']}{slots['duties']}{mark('duties')}{w['stop']}"))
     return lines
 
 
-def _process(slots: dict[str, Any], mark: Callable[[str], str]) -> list[str]:
-    lines: list[str] = []
+def _process(slots: dict[str, Any], mark: Callable[[str], str], need: Need) -> list[tuple[str, str]]:
+    w = _words(need)
+    lines: list[tuple[str, str]] = []
     if slots.get("steps"):
-        steps = "；".join(f"{i}. {s.rstrip('；;。')}" for i, s in enumerate(slots["steps"], 1))
-        lead = f"{slots['lead'].rstrip('：:。')}：" if slots.get("lead") else "办理步骤："
-        lines.append(f"{lead}{steps}{mark('steps')}。")
+        steps = w["items"].join(f"{i}. {_item(s)}" for i, s in enumerate(slots["steps"], 1))
+        colon = ": " if need.english else "："
+        lead = f"{slots['lead'].rstrip('：:。')}{colon}" if slots.get("lead") else w["steps"]
+        lines.append(("steps", f"{lead}{steps}{mark('steps')}{w['stop']}"))
     if slots.get("materials"):
-        lines.append(f"所需材料：{'、'.join(m.rstrip('；;。') for m in slots['materials'])}{mark('materials')}。")
+        items = w["list"].join(m.rstrip("；;。.") for m in slots["materials"])
+        lines.append(("materials", f"{w['materials']}{items}{mark('materials')}{w['stop']}"))
     if slots.get("conditions"):
-        lines.append(f"注意：{'；'.join(c.rstrip('；;。') for c in slots['conditions'])}{mark('conditions')}。")
+        items = w["items"].join(c.rstrip("；;。.") for c in slots["conditions"])
+        lines.append(("conditions", f"{w['conditions']}{items}{mark('conditions')}{w['stop']}"))
     if slots.get("where"):
-        lines.append(f"办理地点：{slots['where']}{mark('where')}。")
+        lines.append(("where", f"{w['where']}{slots['where']}{mark('where')}{w['stop']}"))
     if slots.get("basis"):
-        lines.append(f"依据：{'、'.join(slots['basis'])}{mark('basis')}。")
+        lines.append(("basis", f"{w['basis']}{w['list'].join(slots['basis'])}{mark('basis')}{w['stop']}"))
     return lines
 
 
-def _data(slots: dict[str, Any], mark: Callable[[str], str]) -> list[str]:
-    where = f"{slots['table']}中，" if slots.get("table") else ""
+def _item(text: str) -> str:
+    """A list item without its bullet and closing punctuation ("- 出差前：…；" -> "出差前：…")."""
+    return text.strip().lstrip("-•·*").strip().rstrip("；;。.")
+
+
+def _data(slots: dict[str, Any], mark: Callable[[str], str], need: Need) -> list[tuple[str, str]]:
+    en = need.english
+    where = (f"In {slots['table']}, " if en else f"{slots['table']}中，") if slots.get("table") else ""
     if slots.get("value") and slots.get("column"):
+        if en:
+            row = f" of {slots['row']}" if slots.get("row") else ""
+            return [("value", f"{where}{slots['column']}{row}: {slots['value']}{mark('value')}. ")]
         row = f"{slots['row']}的" if slots.get("row") else ""
-        return [f"{where}{row}{slots['column']}为{slots['value']}{mark('value')}。"]
+        return [("value", f"{where}{row}{slots['column']}为{slots['value']}{mark('value')}。")]
     values = slots.get("row_values")
     if isinstance(values, dict) and values:
-        shown = "，".join(f"{k}：{v}" for k, v in values.items() if v)
-        return [f"{where}{shown}{mark('row') or mark('table')}。"]
+        sep, colon = (", ", ": ") if en else ("，", "：")
+        shown = sep.join(f"{k}{colon}{v}" for k, v in values.items() if v)
+        return [("value", f"{where}{shown}{mark('row') or mark('table')}{'. ' if en else '。'}")]
     return []
 
 
-SLOT_WRITERS: dict[str, Callable[[dict[str, Any], Callable[[str], str]], list[str]]] = {
+SLOT_WRITERS: dict[str, Writer] = {
     "person": _person,
     "process": _process,
     "data": _data,

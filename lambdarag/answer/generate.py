@@ -121,7 +121,8 @@ class AnswerStream:
             self.error = str(exc)
 
     def _extractive(self) -> Iterator[str]:
-        text = extractive_answer(self.question, self.packed, self.intent, self.slots, self.keywords)
+        text = extractive_answer(self.question, self.packed, self.intent, self.slots, self.keywords,
+                                 self.config.context.answer_chars)
         for piece in [p for p in _PIECES.findall(text) if p] or [text]:
             self.text += piece
             yield piece

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import find_dates
 from lambdarag.text.tokenizer import keyword_overlap, normalize, split_sentences
@@ -45,6 +46,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
@@ -207,6 +209,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     evidence = evidence_pieces(pieces)
     wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
     wants_amount = bool(AMOUNT_QUESTION.search(question))
+    need = question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
     for rank, piece in enumerate(evidence):
@@ -218,7 +221,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 continue
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
-            score += RANK_BONUS * (len(evidence) - rank) / len(evidence)
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown)
             if wants_date and find_dates(unit.shown):
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and AMOUNT.search(unit.shown):
@@ -291,6 +294,8 @@ def close(sentence: str) -> str:
 
 
 def end(sentence: str) -> str:
-    """The sentence's own full stop, question or exclamation mark, else 。."""
+    """The sentence's own full stop, question or exclamation mark, else 。 (". " after an English sentence)."""
     tail = sentence.rstrip()[-1:] if sentence.strip() else ""
-    return tail if tail in "。！？" else "。"
+    if tail and tail in "。！？":
+        return tail
+    return "。" if _CJK.search(sentence[-12:]) else ". "

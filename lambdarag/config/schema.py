@@ -175,6 +175,7 @@ class ContextConfig:
     max_chars: int = field(metadata=rng(200, 200_000))
     max_wiki_chars: int = field(metadata=rng(0, 200_000))
     excerpt_chars: int = field(metadata=rng(20, 5_000))
+    answer_chars: int = field(metadata=rng(40, 5_000))  # the extractive answer's budget, citations excluded
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 from lambdarag.config.load import PROJECT_ROOT
 from lambdarag.evaluation.plots import write_plots
 from lambdarag.evaluation.runner import BASELINE, FULL, QuestionRecord
-from lambdarag.evaluation.summary import HEADLINE, misses
+from lambdarag.evaluation.summary import HEADLINE, LEAD, misses
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
@@ -19,7 +19,8 @@ QUESTIONS_JSONL = "questions.jsonl"
 TABLE_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "aic_checkable",
                  "extractive_hit", "not_found", "gate_triggered")
 SHORT = {"answer_in_context": "AIC", "aic_checkable": "AIC¹", "answer_in_gold": "AIC ceiling²",
-         "extractive_hit": "ext-hit", "not_found": "not-found", "gate_triggered": "gate"}
+         "extractive_hit": "ext-hit", "first_sentence_hit": "1st-sent", "not_found": "not-found",
+         "gate_triggered": "gate"}
 FOOTNOTES = ("¹ AIC over the questions whose gold documents contain a gold answer verbatim. "
              "² the share of such questions: the highest AIC any system can reach on this set.")
 
@@ -78,6 +79,22 @@ def ablation_section(ablation: Sequence[Mapping[str, Any]], descriptions: Mappin
     return ["## Full system, baseline and ablations", "",
             "Each cell: the variant's value (its delta against the full system).", "",
             *table(["variant", *_metric_header(TABLE_METRICS), "what"], rows), ""]
+
+
+def answer_section(summary: Mapping[str, Any], by_intent: Mapping[str, Mapping[str, Any]],
+                   by_type: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What users read: ext-hit, first-sentence hit and length, against the lead reference, by intent and type."""
+    metrics = ("extractive_hit", "first_sentence_hit", "lead_hit", "answer_chars_p50", "answer_chars_p95")
+    header = ["group", "n", "ext-hit", "first sentence", "lead (reference)", "chars p50", "chars p95"]
+    rows = [["**all**", str(summary.get("n", 0)), *(fmt(summary.get(m)) for m in metrics)]]
+    for kind, groups in (("intent", by_intent), ("type", by_type)):
+        rows += [[f"{kind}: {name}", str(g.get("n", 0)), *(fmt(g.get(m)) for m in metrics)]
+                 for name, g in groups.items()]
+    return ["## The extractive answer", "",
+            "ext-hit: the answer as shown (within its budget, citations dropped) holds a gold alternative; first "
+            "sentence: its first sentence does; lead: the first evidence sentences up to the same budget, taken "
+            "from the same context in the same run (what an answer blind to the question would show).", "",
+            *table(header, rows), ""]
 
 
 def breakdown_section(title: str, groups: Mapping[str, Mapping[str, Any]],
@@ -166,7 +183,7 @@ def meta_section(meta: Mapping[str, Any]) -> list[str]:
 
 def render_markdown(data: Mapping[str, Any], records: Sequence[QuestionRecord]) -> str:
     """The whole Markdown report."""
-    descriptions = data["meta"].get("variants", {})
+    descriptions = {**data["meta"].get("variants", {}), LEAD: "first evidence sentences up to the answer budget"}
     baseline_types = data["by_type"].get(BASELINE)
     baseline_intents = data["by_intent"].get(BASELINE)
     lines = [
@@ -177,6 +194,8 @@ def render_markdown(data: Mapping[str, Any], records: Sequence[QuestionRecord]) 
         *page_level_section(data["summary"], data["by_type"].get(FULL, {}), records),
         *breakdown_section("Full system by question type", data["by_type"].get(FULL, {}), baseline_types),
         *breakdown_section("Full system by intent", data["by_intent"].get(FULL, {}), baseline_intents),
+        *answer_section(data["summary"].get(FULL, {}), data["by_intent"].get(FULL, {}),
+                        data["by_type"].get(FULL, {})),
         *latency_section(data["latency_ms"].get(FULL, {})),
         "## Plots", "",
         *(f"![{name}]({file})" for name, file in data.get("plots", {}).items()), "",

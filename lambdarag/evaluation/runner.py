@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from lambdarag.answer.compose import CITATION, first_sentence, lead_text
 from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion
@@ -116,7 +117,7 @@ def answer_in_gold(question: EvalQuestion, doc_text: Mapping[str, str]) -> float
 
 def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: str, found: bool,
           src_of_doc: Mapping[str, str] | None = None,
-          page_ranked: Sequence[m.PageUnit] | None = None) -> dict[str, float | None]:
+          page_ranked: Sequence[m.PageUnit] | None = None, lead: str | None = None) -> dict[str, float | None]:
     """Every per-question metric (None where the question has no gold for it, or the system no pages)."""
     out: dict[str, float | None] = {}
     gold = question.gold_doc_ids
@@ -136,9 +137,23 @@ def score(question: EvalQuestion, ranked: Sequence[str], context: str, answer: s
     out["page_recall@5"] = m.recall_at_k(page_ranked, page_gold, 5) if page_gold and page_ranked is not None else None
     alternatives = question.alternatives
     out["answer_in_context"] = float(m.contains_answer(context, alternatives)) if alternatives else None
-    out["extractive_hit"] = float(found and m.contains_answer(answer, alternatives)) if alternatives else None
+    out.update(answer_metrics(answer, found, alternatives, lead))
     out["not_found"] = float(not found)
     return out
+
+
+def answer_metrics(answer: str, found: bool, alternatives: Sequence[Sequence[str]],
+                   lead: str | None) -> dict[str, float | None]:
+    """What a reader reads: the answer holds a gold part (citations dropped), its first sentence does, its length;
+    and the same hit for ``lead``, the first evidence sentences up to the same budget (None: not measured)."""
+    shown = CITATION.sub("", answer) if found else ""
+    return {
+        "extractive_hit": float(found and m.contains_answer(shown, alternatives)) if alternatives else None,
+        "first_sentence_hit": float(found and m.contains_answer(first_sentence(shown), alternatives))
+        if alternatives else None,
+        "lead_hit": float(m.contains_answer(lead, alternatives)) if alternatives and lead is not None else None,
+        "answer_chars": float(len(shown)) if found and shown else None,
+    }
 
 
 def ranked_chunk_ids(result: Result) -> list[str]:
@@ -186,8 +201,10 @@ class Runner:
             return self._failed(question, variant, exc)
         chunk_ids = ranked_chunk_ids(result)
         ranked = m.doc_ranking(chunk_ids, self.levels.doc_of_chunk)[:KEEP_RANKED]
+        lead = lead_text(result.packed.pieces, self.kb.config.context.answer_chars) \
+            if result.packed is not None and result.found else ("" if not result.found else None)
         metrics = score(question, ranked, result.context, result.answer, result.found, self.levels.src_of_doc,
-                        self.levels.page_ranking(chunk_ids))
+                        self.levels.page_ranking(chunk_ids), lead)
         metrics["gate_triggered"] = gate_triggered(result)
         metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
         return QuestionRecord(question.qid, variant.name, question.type, result.intent, ranked, metrics,
@@ -200,7 +217,8 @@ class Runner:
         outcome = self.baseline.answer(question.question, question.history, budget, KEEP_RANKED)
         # no page_ranked: the baseline ranks whole documents, so its page recall is None, not 0
         metrics = score(question, outcome.doc_ids, outcome.context, "", True, self.levels.src_of_doc)
-        metrics["extractive_hit"] = None  # the baseline writes no answer
+        for name in ("extractive_hit", "first_sentence_hit", "answer_chars"):
+            metrics[name] = None  # the baseline writes no answer
         metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
         timings = {**outcome.timings, "total": sum(outcome.timings.values())}
         return QuestionRecord(question.qid, variant.name, question.type, intent, outcome.doc_ids, metrics,

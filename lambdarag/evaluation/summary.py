@@ -10,7 +10,8 @@ from lambdarag.evaluation.metrics import mean, percentile
 from lambdarag.evaluation.runner import FULL, QuestionRecord
 
 HEADLINE = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "extractive_hit",
-            "not_found", "gate_triggered")
+            "first_sentence_hit", "not_found", "gate_triggered")
+LEAD = "lead"  # the first evidence sentences up to the answer budget: the extractive answer's reference
 LOWER_IS_BETTER = frozenset({"not_found"})
 
 
@@ -31,7 +32,17 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
     # AIC over the questions whose gold documents hold the answer: free-text references never match verbatim
     checkable = [r.metrics.get("answer_in_context") or 0.0 for r in records if r.metrics.get("answer_in_gold") == 1.0]
     out["aic_checkable"] = round(mean(checkable), 4) if checkable else None
+    lengths = [v for r in records if (v := r.metrics.get("answer_chars")) is not None]
+    if lengths:
+        out["answer_chars_p50"] = round(percentile(lengths, 50), 1)
+        out["answer_chars_p95"] = round(percentile(lengths, 95), 1)
     return out
+
+
+def lead_summary(records: Sequence[QuestionRecord]) -> dict[str, Any] | None:
+    """The lead reference as a variant of its own: its hit is the extractive_hit a target can name ("lead")."""
+    hits = [v for r in records if (v := r.metrics.get("lead_hit")) is not None]
+    return {"n": len(hits), "errors": 0, "extractive_hit": round(mean(hits), 4)} if hits else None
 
 
 def by_variant(records: Iterable[QuestionRecord]) -> dict[str, list[QuestionRecord]]:
@@ -89,6 +100,8 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
     variants = by_variant(records)
     intents = {r.qid: r.intent for r in variants.get(FULL, [])}
     summaries = {name: aggregate(rs) for name, rs in variants.items()}
+    if (lead := lead_summary(variants.get(FULL, []))) is not None:
+        summaries[LEAD] = lead
     return {
         "summary": summaries,
         "by_type": {name: breakdown(rs, "type") for name, rs in variants.items()},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+from lambdarag.answer.context import Packed
 from lambdarag.records import Citation, json_safe
 
 
@@ -28,6 +29,7 @@ class Result:
     trace: dict[str, Any] = field(default_factory=dict)
     answer_method: str = "extractive"  # llm | extractive | not_found
     grounding: list[dict[str, Any]] = field(default_factory=list)  # per answer sentence
+    packed: Packed | None = field(default=None, repr=False, compare=False)  # the context's pieces (evaluation)
 
     def to_dict(self, include_trace: bool = True) -> dict[str, Any]:
         """JSON-safe form; the HTTP API returns this."""

@@ -19,6 +19,7 @@ from lambdarag.answer.context import Packed, pack_context
 from lambdarag.answer.evidence import Added, expand_evidence, repealed_in, with_added
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
+from lambdarag.answer.needs import question_need
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
 from lambdarag.feedback.log import now_iso
 from lambdarag.models.llm import LLMClient
@@ -251,14 +252,16 @@ def _result(req: _Request, generation: Generation, text: str, citations: list[Ci
     trace["evidence"] = {"added": [a.to_dict() for a in req.added]}
     trace["slots"] = req.slots.to_dict()
     trace["context"] = {**req.packed.summary(), "citations": [c.n for c in req.packed.citations]}
-    trace["generation"] = {"method": generation.method, "error": generation.error, "chars": len(text)}
+    trace["generation"] = {"method": generation.method, "error": generation.error, "chars": len(text),
+                           "need": question_need(req.condensed.question).to_dict(),
+                           "answer_chars": req.kb.config.context.answer_chars}
     trace["degraded"] = degraded_paths(trace)
     return Result(
         request_id=req.request_id, session_id=req.session_id, question=req.question,
         condensed=req.condensed.question, found=req.found, answer=text,
         citations=citations if req.found else [], intent=req.intent.intent,
         intent_scores=dict(req.intent.scores), slots=req.slots.slots, relevance=req.relevance,
-        context=req.packed.text, trace=trace, answer_method=generation.method,
+        context=req.packed.text, trace=trace, answer_method=generation.method, packed=req.packed,
     )
 
 

@@ -1,0 +1,104 @@
+"""Putting the extractive answer together: the needed part first, a yes/no lead, a length budget.
+
+Pure functions over cited lines ("…[n]。"). The budget counts the characters a reader reads, citations
+excluded; the first line is always kept (cut at a clause boundary when it alone is too long), later lines only
+when they fit whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from lambdarag.answer import cues
+from lambdarag.answer.context import Piece
+from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.needs import Need
+from lambdarag.answer.sentences import evidence_pieces, split_piece
+from lambdarag.text.tokenizer import split_sentences
+
+CITATION = re.compile(r"\[\d{1,3}\]")
+_MARKS_AT_END = re.compile(r"((?:\[\d{1,3}\])+)([。.！!？?]?)\s*$")
+_CLAUSE_END = "，；、,;：:"
+_NEGATION = cue_pattern(*cues.NEGATION)
+_NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
+_NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要"}
+ELLIPSIS = "…"
+
+
+def plain_length(text: str) -> int:
+    """Characters a reader reads: the text without its [n] citations."""
+    return len(CITATION.sub("", text))
+
+
+def fit_budget(lines: Sequence[str], budget: int) -> list[str]:
+    """The lines that fit ``budget`` in order: the first always (cut if needed), the others only whole."""
+    out: list[str] = []
+    used = 0
+    for line in lines:
+        size = plain_length(line)
+        if not out and size > budget:
+            out.append(shorten(line, budget))
+            break
+        if used + size <= budget:
+            out.append(line)
+            used += size
+    return out
+
+
+def shorten(line: str, budget: int) -> str:
+    """``line`` cut at its last clause boundary within ``budget`` characters, its citations kept."""
+    m = _MARKS_AT_END.search(line)
+    marks, stop = (m.group(1), m.group(2) or "。") if m else ("", "")
+    body = line[: m.start()] if m else line
+    body = CITATION.sub("", body)
+    if len(body) <= budget:
+        return line
+    cut = body[: max(1, budget - 1)]
+    boundary = max(cut.rfind(c) for c in _CLAUSE_END)
+    if boundary >= budget // 2:
+        cut = cut[:boundary]
+    return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
+
+
+def yes_no_lead(need: Need, support: str, supported: bool) -> str:
+    """"可以" / "不可以" / "需要"… (or "Yes" / "No") from the supporting sentence; "not stated" without support.
+
+    The supporting sentence's negation decides: "不得/不予/无需…" answers no. Without support — nothing in the
+    evidence matches the question well enough — the answer says the documents do not say.
+    """
+    if not supported:
+        return "Not stated in the documents." if need.english else "资料中未明确说明。"
+    negative = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION.sub("", support)))
+    if need.english:
+        return "No." if negative else "Yes."
+    modal = need.modal or "是"
+    return (_NEGATED.get(modal) or f"不{modal}") if negative else modal
+
+
+def lead_line(need: Need, support: str, supported: bool) -> str:
+    """The yes/no lead as a line of its own, cited like the sentence it was read from."""
+    word = yes_no_lead(need, support, supported)
+    if not supported:
+        return word
+    m = _MARKS_AT_END.search(support)
+    marks = m.group(1) if m else ""
+    if need.english:
+        return f"{word.rstrip('.')}{marks}. "
+    return f"{word}{marks}。"
+
+
+def lead_text(pieces: Sequence[Piece], budget: int) -> str:
+    """The evaluation's reference answer: the first evidence sentences in order, up to ``budget`` characters.
+
+    What an answer that does not look at the question would show; the extractive answer is measured against it.
+    """
+    lines = [s for p in evidence_pieces(pieces) for line in split_piece(p)[1].splitlines()
+             for s in split_sentences(line.strip())]
+    return "".join(fit_budget(lines, budget))
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence a reader reads (citations dropped)."""
+    sentences = split_sentences(CITATION.sub("", text).strip().split("\n", 1)[0])
+    return sentences[0] if sentences else ""

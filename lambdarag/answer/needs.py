@@ -1,0 +1,100 @@
+"""What a question asks for: materials, an amount, a date, a contact, a place, steps, yes/no, a comparison, a list.
+
+The extractive answer leads with the part of the evidence that meets the need (answer/compose.py); the rest
+follows within the length budget. Cues are general words of the question's language (answer/cues.py), never a
+domain's vocabulary. A question's language decides the answer's labels (中文 or English).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lambdarag.answer import cues
+from lambdarag.answer.cues import cue_pattern
+
+NEED_KINDS = ("yesno", "materials", "contact", "place", "date", "amount", "reason", "definition", "steps", "compare",
+              "list", "general")
+NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
+
+_CUES: dict[str, re.Pattern[str]] = {
+    "materials": cue_pattern(*cues.MATERIALS, *cues.MATERIALS_EN, flags=re.IGNORECASE),
+    "contact": cue_pattern(*cues.CONTACT, *cues.CONTACT_EN, flags=re.IGNORECASE),
+    "place": cue_pattern(*cues.PLACE, *cues.PLACE_EN, flags=re.IGNORECASE),
+    "date": cue_pattern(*cues.DATE, *cues.DEADLINE, *cues.DATE_EN, flags=re.IGNORECASE),
+    "amount": cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE),
+    "reason": cue_pattern(*cues.REASON, *cues.REASON_EN, flags=re.IGNORECASE),
+    "definition": cue_pattern(*cues.DEFINITION, *cues.DEFINITION_EN, flags=re.IGNORECASE),
+    "steps": cue_pattern(*cues.STEPS, *cues.STEPS_EN, flags=re.IGNORECASE),
+    "compare": cue_pattern(*cues.COMPARE, *cues.COMPARE_EN, flags=re.IGNORECASE),
+    "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
+}
+# the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, not a list)
+_ORDER = ("materials", "contact", "place", "date", "amount", "reason", "definition", "steps", "compare", "list")
+# what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
+_EVIDENCE: dict[str, re.Pattern[str]] = {
+    "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
+    "contact": cue_pattern(*cues.CONTACT_MARKS),
+    "place": cue_pattern(*cues.PLACE_MARKS),
+    "reason": cue_pattern(*cues.REASON_MARKS, flags=re.IGNORECASE),
+    "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
+    "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
+}
+_YES_NO = cue_pattern(*cues.YES_NO)
+_YES_NO_EN = re.compile(r"^\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORECASE)
+_OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
+_CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" chooses, it does not ask yes/no
+_A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
+_ASK_WORDS = {"可否": "可以", "能否": "能"}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+@dataclass(frozen=True)
+class Need:
+    """The kind of answer a question wants, the modal word a yes/no answer repeats, and the language."""
+
+    kind: str = "general"
+    modal: str = ""  # 可以 / 需要 / 能 / 是 / 有 … (yes/no questions: the answer says it or its negation)
+    english: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "modal": self.modal, "english": self.english}
+
+
+def is_english(text: str) -> bool:
+    """More Latin words than CJK characters / 2: the question's language, which the answer's labels follow."""
+    return len(_LATIN_WORD.findall(text)) * 2 > len(_CJK.findall(text))
+
+
+def question_need(question: str) -> Need:
+    """The need of ``question`` (pure). Yes/no first: "需要哪些材料" asks for materials, "需要材料吗" for yes/no."""
+    english = is_english(question)
+    modal = yes_no_modal(question, english)
+    if modal:
+        return Need("yesno", modal, english)
+    for kind in _ORDER:
+        if _CUES[kind].search(question):
+            return Need(kind, "", english)
+    return Need("general", "", english)
+
+
+def yes_no_modal(question: str, english: bool = False) -> str:
+    """The modal a yes/no question asks about ("可以", "需要", "is"…), "" for an open question."""
+    first = question.split("?", 1)[0].split("？", 1)[0]  # "Is X…? If not, explain why." asks the first part
+    if english:
+        m = _YES_NO_EN.match(first)
+        return m.group(0).strip().lower() if m and not _CHOICE_EN.search(first) else ""
+    if _OPEN_WORD.search(first):
+        return ""
+    m = _YES_NO.search(first + "？") if question.rstrip().endswith(("吗", "吗？", "吗?")) else _YES_NO.search(first)
+    if m is None:
+        return ""
+    modal = next((g for g in m.groups() if g), "") or "是"
+    return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
+
+
+def evidence_bonus(need: Need, sentence: str) -> float:
+    """NEED_BONUS when ``sentence`` carries what ``need`` asks for (a place, a reason, a phone number…), else 0."""
+    pattern = _EVIDENCE.get(need.kind)
+    return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
