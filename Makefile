@@ -48,9 +48,10 @@ EVALDATA ?= ../shared/evaldata
 eval: $(VENV)/.installed-test
 	status=0; \
 	$(PY) -m lambdarag eval --dataset $(EVALDATA)/domainrag_ruc --target recall@5=0.80 --target answer_in_context=0.85 \
-		--target 'mrr@10>baseline' --target 'mrr@10>best_channel' || status=1; \
+		--target 'mrr@10>baseline' --target 'mrr@10>best_channel' \
+		--target extractive_hit=0.70 --target extractive_hit=lead+0.15 --target answer_chars_p50=300 || status=1; \
 	$(PY) -m lambdarag eval --dataset $(EVALDATA)/cmrc2018_dev --target recall@1=0.97 \
-		--target 'mrr@10>baseline' --target 'mrr@10>best_channel' || status=1; \
+		--target 'mrr@10>baseline' --target 'mrr@10>best_channel' --target extractive_hit=lead+0.15 || status=1; \
 	$(PY) -m lambdarag eval --dataset $(EVALDATA)/financebench_dev --target mrr@10=baseline+0.10 \
 		--target 'mrr@10>best_channel' || status=1; \
 	exit $$status

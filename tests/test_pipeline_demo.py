@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from lambdarag.answer.compose import plain_length
 from lambdarag.build.steps import build_domain
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.evaluation.metrics import contains_answer
@@ -138,6 +139,21 @@ def test_a_table_row_answers_and_the_current_version_is_cited_first(demo_kb: Kno
     assert "800元" in old.answer and old.citations[0].doc_id == "travel-policy-2021", old.answer
     # and says that this version is no longer in force, citing the statement
     assert "》已于2024年7月1日废止[" in old.answer, old.answer
+
+
+def test_the_answer_leads_with_the_aspect_asked_and_a_follow_up_gets_its_own(demo_kb: KnowledgeBase) -> None:
+    options = PipelineOptions(today=TODAY, log=False)
+    first = answer(demo_kb, "差旅费报销需要哪些材料？", options=options)
+    history = [Turn("差旅费报销需要哪些材料？", first.answer)]
+    follow = answer(demo_kb, "那它的审批流程呢？", history=history, options=options)
+    assert first.answer.startswith("所需材料："), first.answer
+    assert follow.answer.startswith("办理步骤："), follow.answer
+    assert first.trace["generation"]["need"]["kind"] == "materials"
+    assert follow.trace["generation"]["need"]["kind"] == "steps"
+    for result in (first, follow):
+        assert plain_length(result.answer) <= demo_kb.config.context.answer_chars, result.answer
+    yes_no = answer(demo_kb, "发票丢了还能报销吗？", options=options)
+    assert yes_no.answer.startswith("能["), yes_no.answer
 
 
 def test_every_demo_question_is_found_with_its_citations_in_the_context(

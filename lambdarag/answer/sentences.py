@@ -35,6 +35,7 @@ MIN_SENTENCE_CHARS = 6
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a list rather than answering
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
+LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
 MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
@@ -47,6 +48,8 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
+                     r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
@@ -216,7 +219,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         head, body = split_piece(piece)
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
-        for unit in candidate_units(body, wanted, head, whole_tables=intent in BROAD_INTENTS):
+        for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind)):
             if unit.shown in seen:
                 continue
             seen.add(unit.shown)
@@ -234,14 +237,22 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     return out
 
 
-def candidate_units(body: str, wanted: set[str], head: str = "", whole_tables: bool = False) -> list[Unit]:
+def _whole_rows(question: str, intent: str, need: str) -> int:
+    """How many rows a table may have to be offered whole: an overview's small tables, a list's or a position's
+    ("哪些学校", "第二所") longer ones (the answer's budget cuts them); 0: its best row only."""
+    if need == "list" or ORDINAL.search(question):
+        return LIST_TABLE_ROWS
+    return WHOLE_TABLE_ROWS if intent in BROAD_INTENTS else 0
+
+
+def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int = 0) -> list[Unit]:
     """Sentences of a text chunk (FAQ answers matched with their question); a table chunk's best row.
 
-    With ``whole_tables`` (overviews) a small table is also offered whole, one row after another.
+    A table of at most ``whole_rows`` rows is also offered whole, one row after another.
     """
     table = parse_table(body)
     if table is not None:
-        if whole_tables and len(table.rows) <= WHOLE_TABLE_ROWS:
+        if len(table.rows) <= whole_rows:
             whole = "；".join("，".join(c for c in row if c) for row in table.rows)
             return [Unit(whole, f"{head} {' '.join(table.header)} {whole}")]
         return [Unit(row, f"{head} {row}") for row in table_rows(table, wanted)]

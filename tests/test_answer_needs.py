@@ -1,0 +1,149 @@
+"""The extractive answer built for the question's need: what is asked, the yes/no lead, the budget, English."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plain_length, shorten, yes_no_lead
+from lambdarag.answer.context import pack
+from lambdarag.answer.extractive import extractive_answer
+from lambdarag.answer.needs import Need, evidence_bonus, is_english, question_need
+from lambdarag.records import Chunk
+
+CHUNKS = {
+    "travel#1": Chunk("travel#1", "travel", "出差报销指南", "出差报销指南 > 办理",
+                      "出差返回后在系统中填写报销单。报销单由部门负责人签字后提交审核。"),
+    "travel#2": Chunk("travel#2", "travel", "出差报销指南", "出差报销指南 > 票据",
+                      "票据遗失的，可凭开票单位出具的证明和本人书面说明报销。"),
+    "travel#3": Chunk("travel#3", "travel", "出差报销指南", "出差报销指南 > 限制",
+                      "个人消费的票据不得报销。"),
+    "memo#1": Chunk("memo#1", "memo", "Quarterly report", "Quarterly report > Results",
+                    "Net revenue rose to $4.2 million in the third quarter of 2024. The board approved a dividend of "
+                    "$0.10 per share. Offices are located in Denver."),
+}
+CHUNKS["list#1"] = Chunk("list#1", "list", "合作单位名单", "合作单位名单",
+                         "| 序号 | 单位名称 |\n" + "\n".join(f"| {i} | 第{i}合作单位 |" for i in range(1, 13)),
+                         is_table=True)
+PROCESS = {
+    "steps": ["- 填写报销单；", "- 部门负责人签字；", "- 提交审核。"],
+    "materials": ["报销单", "发票原件", "情况说明"],
+    "where": "财务大厅3号窗口",
+    "sources": {"steps": "travel#1", "materials": "travel#1", "where": "travel#1"},
+}
+
+
+def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
+    return pack(slots or {}, ids, [], CHUNKS, max_chars=3500)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("出差报销需要哪些材料？", "materials"),
+    ("那它的办理流程呢？", "steps"),
+    ("发票丢了可以报销吗？", "yesno"),
+    ("是否需要部门负责人签字？", "yesno"),
+    ("能不能用个人银行卡？", "yesno"),
+    ("住宿费标准是多少？", "amount"),
+    ("报销截止时间是什么时候？", "date"),
+    ("财务处的电话是多少？", "contact"),
+    ("财务大厅在哪里？", "place"),
+    ("为什么要提交情况说明？", "reason"),
+    ("两个版本有什么区别？", "compare"),
+    ("报销范围包括哪些？", "list"),
+    ("Is the company profitable in 2024?", "yesno"),
+    ("Has revenue improved or declined since 2023?", "general"),
+    ("How much did net revenue rise?", "amount"),
+    ("Where are the offices located?", "place"),
+    ("Why did margins fall?", "reason"),
+])
+def test_the_need_of_a_question(question: str, kind: str) -> None:
+    assert question_need(question).kind == kind
+
+
+def test_yes_no_modals_and_language() -> None:
+    assert question_need("发票丢了可以报销吗？").modal == "可以"
+    assert question_need("能不能用个人银行卡？").modal == "能"
+    assert question_need("有没有补助？").modal == "有"
+    assert question_need("哪些票据可以报销吗？").kind != "yesno"  # an open word makes it an open question
+    assert is_english("Can I claim a lost receipt?") and not is_english("发票丢了可以报销吗？")
+    assert question_need("Can I claim a lost receipt?") == Need("yesno", "can", True)
+
+
+def test_budget_keeps_the_first_line_cut_and_later_lines_only_whole() -> None:
+    long = "甲" * 50 + "，" + "乙" * 50 + "，" + "丙" * 50 + "[1]。"
+    assert plain_length("文字[1][2]。") == 3
+    cut = shorten(long, 120)
+    assert cut.endswith("…[1]。") and plain_length(cut) <= 120 and "乙" * 50 in cut and "丙" not in cut
+    assert fit_budget([long, "短句[2]。"], 120) == [cut]
+    assert fit_budget(["一句话[1]。", "乙" * 200 + "[2]。", "再一句[3]。"], 30) == ["一句话[1]。", "再一句[3]。"]
+
+
+def test_yes_no_lead_reads_the_supporting_sentence() -> None:
+    need = question_need("发票丢了可以报销吗？")
+    assert yes_no_lead(need, "可凭证明报销[1]。", True) == "可以"
+    assert yes_no_lead(need, "个人消费的票据不得报销[1]。", True) == "不可以"
+    assert yes_no_lead(question_need("有没有补助？"), "出差期间没有补助[1]。", True) == "没有"
+    assert yes_no_lead(need, "", False) == "资料中未明确说明。"
+    english = question_need("Can I claim a lost receipt?")
+    assert yes_no_lead(english, "Lost receipts cannot be claimed[1].", True) == "No."
+    assert yes_no_lead(english, "", False) == "Not stated in the documents."
+
+
+def test_materials_question_leads_with_the_materials_and_a_steps_follow_up_with_the_steps() -> None:
+    p = packed(["travel#1"], PROCESS)
+    materials = extractive_answer("出差报销需要哪些材料？", p, "process", PROCESS)
+    steps = extractive_answer("出差报销的办理流程呢？", p, "process", PROCESS)
+    assert materials.startswith("所需材料：报销单、发票原件、情况说明[1]。")
+    assert steps.startswith("办理步骤：1. 填写报销单；2. 部门负责人签字；3. 提交审核[1]。")
+    assert materials != steps
+    place = extractive_answer("出差报销在哪里办理？", p, "process", PROCESS)
+    assert place.startswith("办理地点：财务大厅3号窗口[1]。")
+
+
+def test_yes_no_answers_start_with_the_answer_then_the_sentence() -> None:
+    yes = extractive_answer("票据遗失可以报销吗？", packed(["travel#2", "travel#1"]), "fact", {},
+                            ["票据", "遗失", "报销"])
+    assert yes.startswith("可以[1]。票据遗失的，可凭开票单位出具的证明和本人书面说明报销[1]。")
+    no = extractive_answer("个人消费的票据可以报销吗？", packed(["travel#3", "travel#1"]), "fact", {},
+                           ["个人", "消费", "票据", "报销"])
+    assert no.startswith("不可以[1]。个人消费的票据不得报销[1]。")
+    unknown = extractive_answer("出差可以带家属吗？", packed(["travel#1"]), "fact", {}, ["出差", "家属"])
+    assert unknown.startswith("资料中未明确说明。")
+
+
+def test_english_questions_get_english_answers_with_their_figures() -> None:
+    text = extractive_answer("How much did net revenue rise in the third quarter?", packed(["memo#1"]), "fact",
+                             {}, ["net", "revenue", "third", "quarter"])
+    assert text.startswith("Net revenue rose to $4.2 million in the third quarter of 2024[1].")
+    assert "。" not in text
+    process = {"steps": ["Fill in the form", "Ask for a signature"], "sources": {"steps": "memo#1"}}
+    steps = extractive_answer("How do I file a claim?", packed(["memo#1"], process), "process", process)
+    assert steps.startswith("Steps: 1. Fill in the form; 2. Ask for a signature[1].")
+
+
+def test_the_answer_stays_within_its_budget() -> None:
+    p = packed(["travel#1", "travel#2", "travel#3"])
+    for budget in (40, 80, 300):
+        text = extractive_answer("出差报销怎么办理？", p, "fact", {}, ["出差", "报销", "办理"], budget)
+        assert 0 < plain_length(text) <= budget
+        assert all(re.search(r"\[\d+\][。.]?$", s) for s in re.split(r"(?<=[。])", text) if s)
+
+
+def test_need_evidence_and_the_lead_reference() -> None:
+    assert evidence_bonus(question_need("在哪里办理？"), "地点在行政楼201室") > 0
+    assert evidence_bonus(question_need("在哪里办理？"), "请按时办理") == 0
+    assert evidence_bonus(question_need("电话是多少？"), "联系电话027-87654321") > 0
+    p = packed(["travel#1", "travel#2"])
+    lead = lead_text(p.pieces, 40)
+    assert lead.startswith("出差返回后在系统中填写报销单。") and plain_length(lead) <= 40
+    assert first_sentence("可以[1]。票据遗失的，可凭证明报销[1]。") == "可以。"
+
+
+def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:
+    p = packed(["list#1"])
+    listed = extractive_answer("合作单位名单包括哪些单位？", p, "fact", {}, ["合作", "单位", "名单"])
+    assert all(f"第{i}合作单位" in listed for i in (1, 2, 3, 12)), listed
+    second = extractive_answer("合作单位名单中排在第二的单位是哪个？", p, "fact", {}, ["合作", "单位", "名单"])
+    assert "第2合作单位" in second, second
