@@ -157,5 +157,6 @@ def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     assert unwrapped_lines(body) == [
         "Net revenue for the year increased primarily due to the opening of 47 new stores and higher sales.",
         "Results", "- first item", "- second item"]
-    assert unwrapped_lines("这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半\n部分在下一行。\n\n新段落") == [
+    wrapped = "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半\n部分在下一行。\n\n新段落"
+    assert unwrapped_lines(wrapped) == [
         "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半部分在下一行。", "新段落"]

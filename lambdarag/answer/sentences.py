@@ -52,7 +52,8 @@ ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
 _CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
-_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]|第[一二三四五六七八九十\d]+[条章节])")
+_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
+                   r"|第[一二三四五六七八九十\d]+[条章节])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
