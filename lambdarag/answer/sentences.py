@@ -50,6 +50,7 @@ _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
+WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
 _CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
@@ -273,21 +274,31 @@ def unwrapped_lines(body: str) -> list[str]:
 
     PDF and some HTML extraction break sentences at the page's line width; a sentence cut there is a fragment.
     """
+    lines = body.splitlines()
+    width = _line_width(lines)
     out: list[str] = []
-    for raw in body.splitlines():
+    last = ""  # the previous physical line (out[-1] may hold several)
+    for raw in lines:
         line = raw.strip()
         if not line:
             if out and out[-1]:
                 out.append("")  # a blank line ends the paragraph
+            last = ""
             continue
-        prev = out[-1] if out else ""
-        if prev and len(prev) >= WRAPPED_MIN_CHARS and not prev.endswith(_CLOSED) and not _ITEM.match(line) \
-                and not _QUESTION_LINE.search(prev) and not _ANSWER_LINE.match(line):
-            glue = " " if prev[-1].isascii() and line[0].isascii() and not prev.endswith("-") else ""
-            out[-1] = prev + glue + line
+        if last and len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(_CLOSED) \
+                and not _ITEM.match(line) and not _QUESTION_LINE.search(last) and not _ANSWER_LINE.match(line):
+            glue = " " if last[-1].isascii() and line[0].isascii() and not last.endswith("-") else ""
+            out[-1] = out[-1] + glue + line
         else:
             out.append(line)
+        last = line
     return [line for line in out if line]
+
+
+def _line_width(lines: Sequence[str]) -> int:
+    """The width a hard-wrapped text breaks at: its longest lines' length (slides and lists have no such width)."""
+    sizes = sorted(len(line.strip()) for line in lines if line.strip())
+    return sizes[int(len(sizes) * 0.9)] if len(sizes) >= 2 else 10**6
 
 
 def _units(body: str) -> Iterator[Unit]:
