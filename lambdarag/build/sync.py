@@ -22,7 +22,7 @@ from lambdarag.build.steps import StepOutcome, build_domain, ingest_settings
 from lambdarag.channels.buildlock import build_lock
 from lambdarag.config.domain import Domain
 from lambdarag.errors import InputError
-from lambdarag.ingest.store import CHUNKS_FILE
+from lambdarag.ingest.store import CHUNKS_FILE, read_state
 
 
 @dataclass
@@ -90,7 +90,15 @@ def sync_domain(domain: Domain, source_dir: Path, wait_s: float | None = None,
             report.steps = build_domain(domain, progress=progress, wait_s=wait_s)
             _take_failures(report)
             announce_new_index(domain.root)
+        _still_failing(report, domain)
     return report
+
+
+def _still_failing(report: SyncReport, domain: Domain) -> None:
+    """Files this sync did not change that still fail to extract: reported too, until they are fixed or removed."""
+    for source, entry in read_state(domain.processed_dir).files.items():
+        if entry.status == "failed" and source not in report.failed:
+            report.failed[source] = f"{entry.reason} [unchanged since the last run]"
 
 
 def _take_failures(report: SyncReport) -> None:
