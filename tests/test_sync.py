@@ -60,7 +60,7 @@ def test_sync_adds_changes_removes_and_reports_failures(domain: Domain, folder: 
     (folder / "科研经费管理.md").write_text(CORPUS["科研经费管理.md"].replace("3000元", "4500元"), encoding="utf-8")
     (folder / "财务处联系方式.md").unlink()
     (folder / NEW_DOC[0]).write_text(NEW_DOC[1], encoding="utf-8")
-    (folder / "notices.jsonl").write_text("not json\n{broken\n", encoding="utf-8")  # passes the checks, fails to extract
+    (folder / "notices.jsonl").write_text("not json\n{broken\n", encoding="utf-8")  # passes the checks, not extracted
     (folder / "差旅费报销办法.md").write_bytes(b"\x00\x01binary now\x00" * 10)  # refused before extraction
     (folder / "setup.exe").write_bytes(b"MZ\x90\x00")
     second = sync_domain(domain, folder)
