@@ -11,8 +11,10 @@ file. A removal unlinks the file and prunes the sub-folders it emptied; raw/ its
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,7 @@ from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import file_sha256
 
 STAGING_DIR = ".staging"  # under the domain folder: uploads wait here until every file of a request passed
+STALE_STAGING_S = 3600.0
 MAX_SEGMENT_BYTES = 255  # a file name longer than this cannot be created on common file systems
 NAME_HINT = "send a plain file name such as 'policy.pdf' (sub-folders as 'dir/policy.pdf')"
 
@@ -69,8 +72,14 @@ def target_path(raw_dir: Path, source: str) -> Path:
 
 
 def staging_dir(domain_root: Path) -> Path:
+    """<domain>/.staging/, emptied of files a request left there more than STALE_STAGING_S ago (a killed worker)."""
     folder = domain_root / STAGING_DIR
     folder.mkdir(parents=True, exist_ok=True)
+    cutoff = time.time() - STALE_STAGING_S
+    for path in folder.iterdir():
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
     return folder
 
 

@@ -87,7 +87,7 @@ class Guard:
         response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSE_HEADERS
         response.vary.add("Origin")
         if request.method == "OPTIONS":
-            response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            response.headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"  # DELETE: documents API
             response.headers["Access-Control-Allow-Headers"] = CORS_ALLOW_HEADERS
             response.headers["Access-Control-Max-Age"] = str(CORS_MAX_AGE_S)
         return response
