@@ -12,9 +12,9 @@ however many workers kick it there is one runner per domain; it takes every queu
 build for them (the raw/ changes are already in place, so one build covers them all), under the domain's build
 lock (a `lambdarag build` or `lambdarag sync` running meanwhile is waited for). When the build has committed it
 bumps the reload generation (build/generation.py): each serving worker loads the new index on its next request.
-The runner opens the domain from disk (its instance.yml), as `lambdarag build` does. A runner that dies midway (SIGKILL, a reboot) leaves its jobs ``running`` with the runner lock free: the next
-runner puts them back in the queue (at most MAX_ATTEMPTS times), and the build transaction has left the previous
-index serving meanwhile.
+The runner opens the domain from disk (its instance.yml), as `lambdarag build` does. A runner that dies midway
+(SIGKILL, a reboot) leaves its jobs ``running`` with the runner lock free: the next runner puts them back in the
+queue (at most MAX_ATTEMPTS times), and the build transaction has left the previous index serving meanwhile.
 """
 
 from __future__ import annotations
