@@ -240,3 +240,56 @@ def test_a_job_left_running_by_a_dead_runner_is_run_again(client: FlaskClient, d
     finished = wait_job(client, job.id)  # looking it up starts a runner, which takes it up again
     assert finished["state"] == "done" and finished["attempts"] == 2, finished
     assert "校园卡充值" in cited(client, NEW_QUESTION)
+
+
+def test_an_upload_larger_than_the_json_body_cap_goes_in(client: FlaskClient, domain: Domain) -> None:
+    body = ("# 大文件\n\n" + "本段落用于检验上传大小上限。" * 20_000).encode()  # ~800 KB; max_body_bytes: 64 KB
+    assert len(body) > domain.config.server.max_body_bytes * 10
+    form = (b"--b\r\nContent-Disposition: form-data; name=f; filename*=UTF-8''%E5%A4%A7%E6%96%87%E4%BB%B6.md\r\n\r\n"
+            + body + b"\r\n--b--\r\n")  # bytes, not the test client's form encoder (which spools to a file)
+    response = client.post("/api/documents", data=form, headers=ADMIN, content_type="multipart/form-data; boundary=b")
+    assert response.status_code == 202, response.get_json()
+    assert (domain.raw_dir / "大文件.md").read_bytes() == body
+    assert wait_job(client, response.get_json()["job"]["id"])["state"] == "done"
+
+
+def test_a_job_reports_its_progress_and_the_document_its_status(make_client: AppFactory, domain: Domain,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    client = make_client()
+    monkeypatch.setenv("LAMBDARAG_BUILD_PAUSE_AT", "commit")  # the runner inherits it: it stops before its commit
+    monkeypatch.setenv("LAMBDARAG_BUILD_PAUSE_S", "5")
+    changed = NEW_DOC[1].replace("1000元", "2000元").encode()
+    response = upload(client, [(NEW_DOC[0], NEW_DOC[1].encode())])
+    job_id = response.get_json()["job"]["id"]
+    deadline = time.monotonic() + 120
+    while (job := client.get(f"/api/jobs/{job_id}", headers=ADMIN).get_json())["state"] != "running" or \
+            job["steps"][-1]["state"] != "running":
+        assert time.monotonic() < deadline and job["state"] != "done", job
+        time.sleep(0.05)
+    assert [s["state"] for s in job["steps"]] == ["done", "done", "done", "done", "running"]
+    assert "1 extracted" in job["steps"][0]["summary"]
+    row = client.get("/api/documents/校园卡充值", headers=ADMIN).get_json()
+    assert row["status"] == "extracted"  # extracted, not in the index this worker answers from yet
+    assert wait_job(client, job_id)["state"] == "done"
+    assert client.get("/api/documents/校园卡充值", headers=ADMIN).get_json()["status"] == "indexed"
+    monkeypatch.delenv("LAMBDARAG_BUILD_PAUSE_AT")
+    replaced = upload(client, [(NEW_DOC[0], changed)]).get_json()
+    assert replaced["documents"][0]["action"] == "replaced"
+    assert wait_job(client, replaced["job"]["id"])["state"] == "done"
+    later = make_client()  # another worker (or one started after a restart) reads the same job records
+    assert later.get(f"/api/jobs/{job_id}", headers=ADMIN).get_json()["state"] == "done"
+    answer = later.post("/api/ask", json={"question": NEW_QUESTION}).get_json()
+    assert "2000元" in answer["answer"]
+
+
+def test_a_line_of_a_jsonl_file_is_not_deleted_alone(client: FlaskClient) -> None:
+    lines = [{"doc_id": f"通知/{n}", "title": f"通知{n}", "text": f"第{n}号通知的正文内容，供检索使用。"}
+             for n in (1, 2)]
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    job = upload(client, [("notices.jsonl", text.encode())]).get_json()["job"]
+    assert wait_job(client, job["id"])["state"] == "done"
+    row = client.get("/api/documents/notices", headers=ADMIN).get_json()
+    assert row["doc_ids"] == ["通知/1", "通知/2"] and row["status"] == "indexed"
+    assert "is a line of notices.jsonl" in error_of(client.delete("/api/documents/通知/1", headers=ADMIN), 400,
+                                                    "bad_request")
+    assert client.delete("/api/documents/notices", headers=ADMIN).status_code == 202

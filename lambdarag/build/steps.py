@@ -137,13 +137,13 @@ def build_domain(
         discard_staged(domain.processed_dir)  # one a dead build left: this build stages its own, or none
         hook = on_step or _no_hook
         for step in chosen:
-            pause_point(step)
             hook(step, None)
+            pause_point(step)
             outcomes.append(run_step(domain, step, progress, staged=True))
             hook(step, outcomes[-1])
             print(f"[{step}] {outcomes[-1].summary} ({outcomes[-1].seconds:.1f} s)", file=sys.stderr)
-        pause_point("commit")
         hook("commit", None)
+        pause_point("commit")
         commit(domain, held)
     return outcomes
 
