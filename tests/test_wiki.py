@@ -25,6 +25,7 @@ from lambdarag.records import Chunk
 from lambdarag.wiki import page_format
 from lambdarag.wiki.compile import compile_wiki, key_facts, normalise_dates, slugify, summary_llm
 from lambdarag.wiki.page_format import read_page
+from lambdarag.wiki.pages import ORPHANED_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,11 +122,19 @@ def test_stale_generated_pages_go_hand_edited_ones_stay(compiled: tuple[Domain, 
     hall_topic = domain.wiki_dir / "报账大厅服务指南.md"
     assert hall_topic.exists()
     office = domain.wiki_dir / "江城大学财务处概况.md"
-    office.write_text(office.read_text(encoding="utf-8") + "\n人工补充：办公电话见通讯录。\n", encoding="utf-8")
     fewer = make_chunks({k: v for k, v in CORPUS.items() if k not in ("hall", "overview")})
+    kept_ids = {c.chunk_id for c in fewer}
+    still = next(p for p in sorted(domain.wiki_dir.glob("*.md"))  # a page with sources left after the removal
+                 if set(read_page(p)[0]["sources"]) & kept_ids and p != office)
+    for edited in (office, still):
+        edited.write_text(edited.read_text(encoding="utf-8") + "\n人工补充：办公电话见通讯录。\n", encoding="utf-8")
     report = compile_pages(domain, fewer)
     assert not hall_topic.exists() and "报账大厅服务指南" in report.removed
-    assert office.exists() and "江城大学财务处概况" not in report.removed
+    assert still.exists() and "人工补充" in still.read_text(encoding="utf-8")  # edited, sources left: kept
+    # edited, but built only from the removed documents: out of the wiki, the person's text kept beside it
+    assert not office.exists() and report.orphaned == ["江城大学财务处概况"]
+    assert "人工补充" in (domain.wiki_dir / ORPHANED_DIR / office.name).read_text(encoding="utf-8")
+    assert "江城大学财务处概况" not in {p.title for p in wiki.read_pages(domain.wiki_dir)}
 
 
 def summary_reply(messages: list[dict[str, Any]]) -> str:

@@ -43,6 +43,7 @@ class StepOutcome:
     summary: str
     ok: bool = True
     results: tuple[BuildResult, ...] = ()
+    extract: ExtractReport | None = None  # the extract step's report (which files were done, removed, failed)
 
 
 def ingest_settings(domain: Domain) -> IngestSettings:
@@ -102,7 +103,8 @@ def run_step(domain: Domain, step: str, progress: bool | None = None, staged: bo
     try:
         if step == "extract":
             report = run_extract(domain, progress, stage=staged)
-            return StepOutcome(step, time.perf_counter() - start, report.summary(), ok=not report.failed)
+            return StepOutcome(step, time.perf_counter() - start, report.summary(), ok=not report.failed,
+                               extract=report)
         if step == "vectors" and (why := _vectors_enabled(domain)):
             return StepOutcome(step, 0.0, f"skipped: {why}")
         names = {"index": ("bm25", "document"), "vectors": ("vector",), "wiki": ("graph", "wiki")}[step]
@@ -113,13 +115,18 @@ def run_step(domain: Domain, step: str, progress: bool | None = None, staged: bo
     return StepOutcome(step, time.perf_counter() - start, text, results=results)
 
 
+StepHook = Callable[[str, "StepOutcome | None"], None]
+
+
 def build_domain(
-    domain: Domain, steps: Sequence[str] | None = None, progress: bool | None = None, wait_s: float | None = None
+    domain: Domain, steps: Sequence[str] | None = None, progress: bool | None = None, wait_s: float | None = None,
+    on_step: StepHook | None = None,
 ) -> list[StepOutcome]:
     """Run the build steps in order (all by default) as one transaction and return what each did.
 
     ``wait_s``: how long to wait for another build of the domain to finish (None: $LAMBDARAG_BUILD_WAIT_S, else 0,
-    refuse at once with BuildRunningError)."""
+    refuse at once with BuildRunningError). ``on_step(step, None)`` is called as a step starts (and as "commit"
+    starts), ``on_step(step, outcome)`` when it ends: a background job's progress."""
     from lambdarag.ingest.store import discard_staged
 
     chosen = list(steps or STEPS)
@@ -128,13 +135,21 @@ def build_domain(
     outcomes = []
     with build_lock(domain.root, wait_s), held_back(domain.index_dir) as held:
         discard_staged(domain.processed_dir)  # one a dead build left: this build stages its own, or none
+        hook = on_step or _no_hook
         for step in chosen:
+            hook(step, None)
             pause_point(step)
             outcomes.append(run_step(domain, step, progress, staged=True))
+            hook(step, outcomes[-1])
             print(f"[{step}] {outcomes[-1].summary} ({outcomes[-1].seconds:.1f} s)", file=sys.stderr)
+        hook("commit", None)
         pause_point("commit")
         commit(domain, held)
     return outcomes
+
+
+def _no_hook(step: str, outcome: StepOutcome | None) -> None:
+    return None
 
 
 def commit(domain: Domain, held: dict[str, Path]) -> None:

@@ -2,7 +2,7 @@
 
 knowledge/<name>/
   instance.yml   overrides of agent-config.yml for this domain
-  raw/           the operator's documents (never deleted by LambdaRAG)
+  raw/           the operator's documents (changed by LambdaRAG only through the documents API and sync)
   processed/     extracted records and chunks
   index/         bm25/, vector/, graph/ (each a folder with a manifest)
   wiki/          compiled wiki pages

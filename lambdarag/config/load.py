@@ -140,19 +140,24 @@ def build(cls: type[Any], data: Any, where: _Where, path: str = "") -> Any:
     if not isinstance(data, Mapping):
         raise _err(where, path, f"expected a mapping, got {data!r}")
     hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = {yaml_key(f): f for f in dataclasses.fields(cls)}
     for key in data:
         if key not in fields:
             raise _err(where, _join(path, str(key)), f"unknown key (known: {', '.join(fields)})")
     values: dict[str, Any] = {}
-    for name, fld in fields.items():
-        sub = _join(path, name)
-        if name not in data:
+    for key, fld in fields.items():
+        sub = _join(path, key)
+        if key not in data:
             raise _err(where, sub, "missing required key")
-        values[name] = _convert(hints[name], data[name], where, sub, fld.metadata)
+        values[fld.name] = _convert(hints[fld.name], data[key], where, sub, fld.metadata)
     if cls.__name__ == "PromptsConfig":
         _check_prompts(values, where, path)
     return cls(**values)
+
+
+def yaml_key(fld: dataclasses.Field[Any]) -> str:
+    """The YAML key of a field: its name, or metadata "key" where the YAML word is a Python keyword (sync.from)."""
+    return str(fld.metadata.get("key", fld.name))
 
 
 def _convert(tp: Any, value: Any, where: _Where, path: str, meta: Mapping[str, Any]) -> Any:
@@ -248,7 +253,7 @@ def secret(env_name: str) -> str | None:
 def to_plain(obj: Any) -> Any:
     """Config objects as plain YAML-able data (for printing)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {yaml_key(f): to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, Mapping):
         return {k: to_plain(v) for k, v in obj.items()}
     if isinstance(obj, tuple):

@@ -225,6 +225,20 @@ class WikiConfig:
 
 
 @dataclass(frozen=True)
+class DocumentsConfig:
+    """The documents API (POST/GET/DELETE /api/documents)."""
+
+    max_files: int = field(metadata=rng(1, 10_000))  # files one upload may carry
+
+
+@dataclass(frozen=True)
+class SyncConfig:
+    """`lambdarag sync`: the folder raw/ mirrors when --from is not given ("" = none)."""
+
+    source: str = field(metadata={"key": "from"})  # written `from:` in YAML (a Python keyword)
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig
     llm: LLMConfig
@@ -242,3 +256,5 @@ class Config:
     feedback: FeedbackConfig
     graph: GraphConfig
     wiki: WikiConfig
+    documents: DocumentsConfig
+    sync: SyncConfig

@@ -1,9 +1,11 @@
 """API keys for the question routes: read once per worker, kept only as SHA-256 digests, compared in constant time.
 
-Keys come from the environment variable ``server.auth.api_keys_env`` (``KEY DOMAINS`` entries separated by
-";" or newlines; KEY as written or as ``sha256:<hex>``) and from the file ``server.auth.api_keys_file`` (one
-``sha256:<hex> DOMAINS`` a line, hashed only, ``#`` starts a comment). DOMAINS is ``d1,d2`` or ``*``. No
-message, log line or trace ever holds a key: errors name the entry or line, never its text.
+Keys come from the environment variable ``server.auth.api_keys_env`` (``KEY DOMAINS [SCOPES]`` entries separated
+by ";" or newlines; KEY as written or as ``sha256:<hex>``) and from the file ``server.auth.api_keys_file`` (one
+``sha256:<hex> DOMAINS [SCOPES]`` a line, hashed only, ``#`` starts a comment). DOMAINS is ``d1,d2`` or ``*``.
+SCOPES is ``read`` (the question routes; the default, so a key written before scopes existed stays read-only),
+``write`` (the documents API: uploads, deletions, jobs) or ``read,write``. No message, log line or trace ever
+holds a key: errors name the entry or line, never its text.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from lambdarag.errors import AuthError, ConfigError
 HASH_PREFIX = "sha256:"
 KEY_HEADER = "X-API-Key"
 KEY_HINT = "send the header 'Authorization: Bearer <key>' (or 'X-API-Key: <key>')"
+SCOPES = frozenset({"read", "write"})
+DEFAULT_SCOPES = frozenset({"read"})
 
 
 def digest(value: str) -> bytes:
@@ -41,6 +45,7 @@ class ApiKey:
     digest: bytes
     domains: frozenset[str]
     source: str
+    scopes: frozenset[str] = DEFAULT_SCOPES  # "read": question routes; "write": the documents API
 
     def allows(self, domain: str) -> bool:
         return "*" in self.domains or domain in self.domains
@@ -52,22 +57,30 @@ class ApiKey:
 
 
 def parse_entry(entry: str, file: str, where: str, hashed_only: bool) -> ApiKey:
-    """``KEY DOMAINS`` → ApiKey; errors name ``file`` and ``where``, never the entry's text."""
+    """``KEY DOMAINS [SCOPES]`` → ApiKey; errors name ``file`` and ``where``, never the entry's text."""
     parts = entry.split()
-    if len(parts) != 2:
-        raise ConfigError(file, where, f"expected 'KEY DOMAINS' (two fields), got {len(parts)} fields")
-    key, domain_list = parts
+    if len(parts) not in (2, 3):
+        raise ConfigError(file, where, f"expected 'KEY DOMAINS' or 'KEY DOMAINS SCOPES', got {len(parts)} fields")
+    key, domain_list = parts[:2]
     domains = frozenset(d.strip() for d in domain_list.split(",") if d.strip())
     if not domains:
         raise ConfigError(file, where, "no domains: write d1,d2 or *")
+    scopes = _scopes(parts[2], file, where) if len(parts) == 3 else DEFAULT_SCOPES
     if key.startswith(HASH_PREFIX):
         hexdigest = key[len(HASH_PREFIX):].lower()
         if len(hexdigest) != 64 or any(c not in "0123456789abcdef" for c in hexdigest):
             raise ConfigError(file, where, "sha256: must be followed by 64 hex digits")
-        return ApiKey(bytes.fromhex(hexdigest), domains, f"{file} {where}")
+        return ApiKey(bytes.fromhex(hexdigest), domains, f"{file} {where}", scopes)
     if hashed_only:
         raise ConfigError(file, where, "keys in the file must be hashed: write sha256:<hex of the key>")
-    return ApiKey(digest(key), domains, f"{file} {where}")
+    return ApiKey(digest(key), domains, f"{file} {where}", scopes)
+
+
+def _scopes(text: str, file: str, where: str) -> frozenset[str]:
+    scopes = frozenset(s.strip() for s in text.split(",") if s.strip())
+    if not scopes or scopes - SCOPES:
+        raise ConfigError(file, where, f"scopes must be read, write or read,write, got {sorted(scopes - SCOPES)}")
+    return scopes
 
 
 def keys_from_env(env_name: str) -> list[ApiKey]:
@@ -126,8 +139,9 @@ class KeyRing:
                 found = key
         return found
 
-    def require(self, presented: str | None, key: ApiKey | None, domain: str) -> None:
-        """Refuse a request without a valid key for ``domain`` (401 missing or unknown, 403 not for this domain)."""
+    def require(self, presented: str | None, key: ApiKey | None, domain: str, scope: str = "read") -> None:
+        """Refuse a request without a valid key for ``domain`` and ``scope`` (401 missing or unknown, 403 not for
+        this domain or without the scope)."""
         if not self.keys:
             raise AuthError(f"API keys are required but none are configured: set {self.sources}", forbidden=True)
         if presented is None:
@@ -136,3 +150,6 @@ class KeyRing:
             raise AuthError(f"API key not valid: {KEY_HINT} with a key issued for this server")
         if not key.allows(domain):
             raise AuthError(f"this API key may not use domain {domain!r}", forbidden=True)
+        if scope not in key.scopes:
+            raise AuthError(f"this API key has no {scope} scope (it has {','.join(sorted(key.scopes))})",
+                            forbidden=True)

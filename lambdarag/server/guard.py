@@ -22,7 +22,8 @@ from lambdarag.server.auth import KeyRing, presented_key
 from lambdarag.server.ratelimit import RateLimiter
 
 API_BLUEPRINTS = frozenset({"ask", "search", "lookup", "openai", "feedback"})
-LIMITED_BLUEPRINTS = API_BLUEPRINTS | {"admin"}
+LIMITED_BLUEPRINTS = API_BLUEPRINTS | {"admin", "documents"}  # documents: keyed in its routes (write scope)
+GUARD_KEY = "lambdarag.guard"
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
 CORS_ALLOW_HEADERS = "Authorization, Content-Type, X-API-Key"
 CORS_EXPOSE_HEADERS = "X-Request-Id, X-Worker-Pid, Retry-After"
@@ -86,7 +87,7 @@ class Guard:
         response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSE_HEADERS
         response.vary.add("Origin")
         if request.method == "OPTIONS":
-            response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            response.headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"  # DELETE: documents API
             response.headers["Access-Control-Allow-Headers"] = CORS_ALLOW_HEADERS
             response.headers["Access-Control-Max-Age"] = str(CORS_MAX_AGE_S)
         return response
@@ -95,6 +96,7 @@ class Guard:
 def install_guard(app: Flask, server: ServerConfig, domain: str, domain_root: Path) -> Guard:
     """Hook the guard into ``app`` (before every request, after every response)."""
     guard = Guard.from_config(server, domain, domain_root)
+    app.extensions[GUARD_KEY] = guard  # the documents routes check the write scope with its keys
     app.before_request(guard.before)
     app.after_request(guard.after)
     return guard

@@ -12,15 +12,13 @@ that does not load is logged on one line with the command that rebuilds it.
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from lambdarag.build.generation import GENERATION_FILE, bump_generation, read_generation
 from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.options import PipelineOptions
@@ -28,7 +26,6 @@ from lambdarag.pipeline.run import search
 from lambdarag.retrieval.knowledge import KnowledgeBase
 
 log = logging.getLogger(__name__)
-GENERATION_FILE = "reload.generation"
 RETRY_LOAD_AFTER_S = 5.0  # a domain whose index failed to load is retried at most this often
 
 Loader = Callable[[Domain], KnowledgeBase]
@@ -56,28 +53,6 @@ def warm_up(kb: KnowledgeBase) -> None:
     except Exception as exc:  # a warm-up failure must not keep a worker from serving; requests will report it
         log.warning("warm-up query failed: %s: %s", type(exc).__name__, exc)
     log.info("index warmed up in %.2f s", time.perf_counter() - started)
-
-
-def read_generation(path: Path) -> int:
-    """The counter in the generation file; 0 when it does not exist yet."""
-    try:
-        return int(path.read_text(encoding="ascii").strip() or 0)
-    except FileNotFoundError:
-        return 0
-    except ValueError:
-        return -1  # a damaged file still differs from any real number, so workers reload
-
-
-def bump_generation(path: Path) -> int:
-    """Increment the counter under an exclusive lock (two reloads at once both count)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        value = max(read_generation(path), 0) + 1
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(f"{value}\n", encoding="ascii")
-        os.replace(tmp, path)
-    return value
 
 
 class KnowledgeHolder:

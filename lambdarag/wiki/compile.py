@@ -287,7 +287,7 @@ def compile_wiki(
         body = render_body(draft, summary or rule_summary(draft, cfg.wiki.summary_sentences), titles)
         pages.append(Page(_unique(slugify(draft.title), slugs), draft.title, draft.kind, draft.aliases, draft.sources,
                           latest_revision(draft.sentences), body))
-    write_pages(wiki_dir, pages, report)
+    write_pages(wiki_dir, pages, report, frozenset(c.chunk_id for c in chunks))
     if cache is not None:
         cache.save()
     return report

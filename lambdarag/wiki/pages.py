@@ -1,19 +1,22 @@
 """Wiki page files on disk: the Page record, hand-edit detection, writing, the LLM summary cache.
 
 A page whose body no longer matches its generated_hash was edited by a person (page_format): write_pages
-keeps it and writes the new version next to it as <slug>.generated.md, never over it.
+keeps it and writes the new version next to it as <slug>.generated.md, never over it. An edited page none of
+whose sources is left in the corpus (its documents were deleted) leaves the wiki too: it is moved to
+wiki/.orphaned/, where the person's text stays, out of the index.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lambdarag.wiki.page_format import GENERATED_SUFFIX, body_hash, is_edited, read_page, render_file
 
 CACHE_FILE = Path(".cache") / "summaries.json"
+ORPHANED_DIR = ".orphaned"
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class CompileReport:
     unchanged: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)  # kept; the new version is in <slug>.generated.md
     removed: list[str] = field(default_factory=list)
+    orphaned: list[str] = field(default_factory=list)  # edited pages whose every source is gone: in .orphaned/
     llm_calls: int = 0
     llm_cached: int = 0
     llm_failures: int = 0
@@ -54,6 +58,8 @@ class CompileReport:
         text = (f"{len(self.written) + len(self.unchanged) + len(self.edited)} pages: {len(self.written)} written, "
                 f"{len(self.unchanged)} unchanged, {len(self.edited)} edited by hand and kept, "
                 f"{len(self.removed)} removed")
+        if self.orphaned:
+            text += f" ({len(self.orphaned)} edited by hand but built only from deleted documents: in {ORPHANED_DIR}/)"
         if self.llm_calls or self.llm_cached or self.llm_failures:
             text += f"; LLM summaries: {self.llm_calls} new, {self.llm_cached} cached, {self.llm_failures} failed"
         if self.edited:
@@ -68,8 +74,10 @@ def is_hand_edited(path: Path) -> bool:
     return is_edited(front, body)
 
 
-def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport) -> None:
-    """Write changed pages, keep hand-edited ones (new version beside them), remove stale generated ones."""
+def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport,
+                chunk_ids: Set[str] | None = None) -> None:
+    """Write changed pages, keep hand-edited ones (new version beside them), remove stale generated ones; with
+    ``chunk_ids`` (the corpus), move a stale edited page whose sources are all gone to .orphaned/."""
     wiki_dir.mkdir(parents=True, exist_ok=True)
     current = {p.slug for p in pages}
     for page in pages:
@@ -93,6 +101,17 @@ def write_pages(wiki_dir: Path, pages: Sequence[Page], report: CompileReport) ->
         if path.name.endswith(GENERATED_SUFFIX) or not is_hand_edited(path):
             path.unlink()  # generated for an entity that is no longer salient
             report.removed.append(slug)
+        elif chunk_ids is not None and _sources_gone(path, chunk_ids):
+            (wiki_dir / ORPHANED_DIR).mkdir(exist_ok=True)
+            path.replace(wiki_dir / ORPHANED_DIR / path.name)
+            report.removed.append(slug)
+            report.orphaned.append(slug)
+
+
+def _sources_gone(path: Path, chunk_ids: Set[str]) -> bool:
+    """Whether the page lists sources and none of them is a chunk of the corpus any more."""
+    sources = read_page(path)[0].get("sources") or ()
+    return bool(sources) and not any(str(source) in chunk_ids for source in sources)
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
