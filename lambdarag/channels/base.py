@@ -4,7 +4,10 @@ Every channel module (bm25, vector, graph, wiki, document) defines:
     build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult
     load(domain: Domain, chunks: list[Chunk] | None = None) -> Channel
                                         # raises IndexMismatchError when missing or stale
-and its Channel answers search(query, k) -> list[Hit] over chunk ids.
+and its Channel answers search(query, k, scope=None) -> list[Hit] over chunk ids. With a Scope (lambdarag/scope.py,
+a request's filters resolved), a channel ranks only the scope's chunks (the document channel: its documents): it
+restricts its candidates before it ranks them, never by trimming its top k afterwards, so k hits come back when k
+allowed ones match.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
+
 from lambdarag.errors import LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope, allowed_rows
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -35,7 +41,16 @@ class Channel(Protocol):
 
     name: str
 
-    def search(self, query: str, k: int) -> list[Hit]: ...
+    def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]: ...
+
+
+def scoped_scores(scores: np.ndarray, ids: Sequence[str] | frozenset[str], row_of: dict[str, int],
+                  fill: float) -> np.ndarray:
+    """``scores`` with every row outside the allowed ``ids`` set to ``fill`` (0 for BM25, -inf for cosine)."""
+    out = np.full(scores.shape, fill, dtype=scores.dtype)
+    rows = np.asarray(allowed_rows(ids, row_of), dtype=np.int64)
+    out[rows] = scores[rows]
+    return out
 
 
 @dataclass(frozen=True)

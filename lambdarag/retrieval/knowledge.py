@@ -17,11 +17,13 @@ from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
 from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.ingest.store import load_chunks
+from lambdarag.ingest.tags import document_table
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.models.rerank import RerankClient, reranker_from_config
 from lambdarag.records import Chunk
 from lambdarag.retrieval.learned import LearnedRanker, load_ranker, model_path
 from lambdarag.retrieval.versions import VersionIndex, build_index
+from lambdarag.scope import DocumentInfo, Filters, Scope, resolve_scope
 from lambdarag.text.tokenizer import Tokenizer
 
 
@@ -82,6 +84,15 @@ class KnowledgeBase:
         every document is one chunk; the document channel's weight is scaled by it, see retrieve.rank)."""
         documents = len({c.doc_id for c in self.chunks.values()})
         return 1.0 - documents / len(self.chunks) if self.chunks else 0.0
+
+    @cached_property
+    def documents(self) -> list[DocumentInfo]:
+        """Every document's id, title, raw path, date, tags and chunk ids: what request filters read."""
+        return document_table(self.chunks.values(), self.domain.raw_dir, self.config.tags)
+
+    def scope(self, filters: Filters | None) -> Scope | None:
+        """The documents and chunks ``filters`` allow (None when nothing is filtered)."""
+        return resolve_scope(filters, self.documents)
 
     def doc_of(self, chunk_id: str) -> str:
         """The document of a chunk id ("" for an id this knowledge base does not hold)."""
