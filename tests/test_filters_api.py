@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -215,3 +216,29 @@ def test_get_search_refuses_bad_parameters(client: FlaskClient, query: str, para
 def test_sidecar_tags_and_dates_are_read_at_load(app: Flask) -> None:
     kb_docs = {d.doc_id: d for d in app.extensions["lambdarag"].holder.get().documents}
     assert kb_docs["policies/科研经费管理"].tags == ("research",) and kb_docs["n01"].date == "2013-03-01"
+
+
+REPEALED = {
+    "旧规定.md": "# 江城大学差旅费管理规定\n\n住宿费每人每天600元。本规定2019年3月1日起施行。\n",
+    "新办法.md": "# 江城大学差旅费管理办法\n\n住宿费每人每天900元。"
+              "本办法自2024年7月1日起施行，《江城大学差旅费管理规定》同时废止。\n",
+}
+
+
+def test_evidence_added_past_the_ranking_keeps_to_the_scope(tmp_path: Path) -> None:
+    from lambdarag.options import PipelineOptions
+    from lambdarag.pipeline.run import answer
+    from lambdarag.retrieval.knowledge import KnowledgeBase
+    from lambdarag.scope import parse_filters
+
+    domain = bare_domain(tmp_path)
+    write_corpus(domain.raw_dir, {**CORPUS, **REPEALED})  # BM25 needs a few documents for its idf
+    build(domain)
+    kb = KnowledgeBase.load(domain)
+    question = "江城大学差旅费管理规定的住宿费每人每天多少元？"
+    assert kb.versions.repeals["旧规定"].chunk_id.startswith("新办法#")  # unretrieved, it would join the evidence
+    only = PipelineOptions(log=False, filters=parse_filters({"doc_ids": ["旧规定"]}))
+    filtered = answer(kb, question, options=only)
+    assert filtered.found and {c.doc_id for c in filtered.citations} == {"旧规定"}
+    assert all(a["chunk_id"].startswith("旧规定#") for a in filtered.trace["evidence"]["added"])
+    assert "新办法" not in filtered.context
