@@ -23,9 +23,10 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from typing import Any
 
 from lambdarag.errors import InputError
@@ -153,6 +154,11 @@ class DocumentInfo:
     tags: tuple[str, ...]
     chunk_ids: tuple[str, ...]
 
+    @cached_property
+    def folded_title(self) -> str:
+        """The title case and width folded, once per document (the title filter compares it per request)."""
+        return fold(self.title)
+
 
 def fold(text: str) -> str:
     """Case and width folded, for the title match."""
@@ -163,7 +169,7 @@ def matches(filters: Filters, doc: DocumentInfo) -> bool:
     """Whether ``doc`` passes every filter that is set."""
     if filters.doc_ids and doc.doc_id not in filters.doc_ids:
         return False
-    if filters.title and fold(filters.title) not in fold(doc.title):
+    if filters.title and fold(filters.title) not in doc.folded_title:
         return False
     if filters.source_prefix and not doc.source.startswith(filters.source_prefix):
         return False
@@ -214,8 +220,3 @@ def resolve_scope(filters: Filters | None, documents: Sequence[DocumentInfo]) ->
     chunks = frozenset(c for d in allowed for c in d.chunk_ids)
     total = sum(len(d.chunk_ids) for d in documents)
     return Scope(filters, frozenset(d.doc_id for d in allowed), chunks, len(documents), total)
-
-
-def allowed_rows(ids: Iterable[str], row_of: Mapping[str, int]) -> list[int]:
-    """The index rows of the allowed ``ids`` a channel holds, ascending (ids it does not hold are skipped)."""
-    return sorted(row_of[i] for i in ids if i in row_of)

@@ -112,3 +112,13 @@ def test_scope_rows_skip_ids_a_channel_does_not_hold(built: tuple[Domain, list[C
     scope = Scope(Filters(doc_ids=("hall",)), frozenset({"hall"}), frozenset({"hall#0001", "gone#0000"}))
     hits = channel.search("报账大厅", 10, scope)
     assert [h.chunk_id for h in hits] == ["hall#0001"]
+
+
+def test_a_repeated_scope_maps_its_rows_once(built: tuple[Domain, list[Chunk]]) -> None:
+    domain, chunks = built
+    channel = bm25.load(domain, chunks)
+    scope = scope_of(domain, chunks, ("hall",))
+    rows = channel.scope_rows.rows(scope)
+    assert [channel.chunk_ids[r] for r in rows] == sorted(scope.chunk_ids, key=channel.chunk_ids.index)
+    assert channel.scope_rows.rows(scope) is rows  # the same Scope object: the rows kept
+    assert channel.scope_rows.rows(scope_of(domain, chunks, ("hall",))) is not rows  # an equal one is mapped anew

@@ -242,3 +242,13 @@ def test_evidence_added_past_the_ranking_keeps_to_the_scope(tmp_path: Path) -> N
     assert filtered.found and {c.doc_id for c in filtered.citations} == {"旧规定"}
     assert all(a["chunk_id"].startswith("旧规定#") for a in filtered.trace["evidence"]["added"])
     assert "新办法" not in filtered.context
+
+
+def test_the_knowledge_base_resolves_repeated_filters_once(app: Flask) -> None:
+    from lambdarag.scope import parse_filters
+
+    kb = app.extensions["lambdarag"].holder.get()
+    first = kb.scope(parse_filters({"tags": ["research"]}))
+    assert first is not None and first.doc_ids == {"policies/科研经费管理"}
+    assert kb.scope(parse_filters({"tags": ["research"]})) is first
+    assert kb.scope(None) is None and kb.scope(parse_filters({})) is None

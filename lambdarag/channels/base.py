@@ -13,6 +13,7 @@ allowed ones match.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -22,7 +23,7 @@ import numpy as np
 
 from lambdarag.errors import LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk, Hit
-from lambdarag.scope import Scope, allowed_rows
+from lambdarag.scope import Scope
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -44,11 +45,37 @@ class Channel(Protocol):
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]: ...
 
 
-def scoped_scores(scores: np.ndarray, ids: Sequence[str] | frozenset[str], row_of: dict[str, int],
-                  fill: float) -> np.ndarray:
-    """``scores`` with every row outside the allowed ``ids`` set to ``fill`` (0 for BM25, -inf for cosine)."""
+SCOPES_KEPT = 8  # scopes whose rows a channel keeps
+
+
+class ScopeRows:
+    """A channel's index rows of the scopes it was searched with last: a KnowledgeBase hands out the same Scope
+    object for the same filters, so a repeated filter maps its ids to rows once."""
+
+    def __init__(self, row_of: dict[str, int], documents: bool = False) -> None:
+        self.row_of = row_of  # chunk id (document id when ``documents``) -> row of the channel's index
+        self.documents = documents
+        self._kept: list[tuple[Scope, np.ndarray]] = []
+        self._lock = threading.Lock()
+
+    def rows(self, scope: Scope) -> np.ndarray:
+        """The rows of the scope's ids this index holds, ascending (ids it does not hold are skipped)."""
+        with self._lock:
+            for kept, rows in self._kept:
+                if kept is scope:
+                    return rows
+        ids = scope.doc_ids if self.documents else scope.chunk_ids
+        row_of = self.row_of
+        rows = np.fromiter((row_of[i] for i in ids if i in row_of), dtype=np.int64)
+        rows.sort()
+        with self._lock:
+            self._kept = [*self._kept[-(SCOPES_KEPT - 1):], (scope, rows)]
+        return rows
+
+
+def scoped_scores(scores: np.ndarray, rows: np.ndarray, fill: float) -> np.ndarray:
+    """``scores`` with every row but ``rows`` set to ``fill`` (0 for BM25: never a hit)."""
     out = np.full(scores.shape, fill, dtype=scores.dtype)
-    rows = np.asarray(allowed_rows(ids, row_of), dtype=np.int64)
     out[rows] = scores[rows]
     return out
 

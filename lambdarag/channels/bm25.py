@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.channels.base import BuildResult, scoped_scores
+from lambdarag.channels.base import BuildResult, ScopeRows, scoped_scores
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi, rank_scores
 from lambdarag.graph.entities import extract_entities
@@ -105,7 +105,7 @@ class BM25Channel:
         self.model = model
         self.chunk_ids = list(chunk_ids)
         self.tokenizer = tokenizer
-        self.row_of = {cid: i for i, cid in enumerate(self.chunk_ids)}
+        self.scope_rows = ScopeRows({cid: i for i, cid in enumerate(self.chunk_ids)})
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """The k best chunks for ``query`` (of the scope's, when given), tokenised with the dictionary the index was
@@ -114,7 +114,7 @@ class BM25Channel:
         if scope is None:
             ranked = self.model.top_k(tokens, k)
         else:  # rows outside the scope score 0 before the top k are taken
-            ranked = rank_scores(scoped_scores(self.model.scores(tokens), scope.chunk_ids, self.row_of, 0.0), k)
+            ranked = rank_scores(scoped_scores(self.model.scores(tokens), self.scope_rows.rows(scope), 0.0), k)
         return [Hit(self.chunk_ids[i], score, rank, NAME) for rank, (i, score) in enumerate(ranked, start=1)]
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.channels.base import BuildResult, scoped_scores
+from lambdarag.channels.base import BuildResult, ScopeRows, scoped_scores
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi, rank_scores
 from lambdarag.progress import iterate
@@ -96,7 +96,7 @@ class DocumentChannel:
         self.model = model
         self.rows = list(rows)
         self.tokenizer = tokenizer
-        self.row_of = {row[0]: i for i, row in enumerate(self.rows)}
+        self.scope_rows = ScopeRows({row[0]: i for i, row in enumerate(self.rows)}, documents=True)
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """The k best documents for ``query`` (of the scope's documents, when given)."""
@@ -104,7 +104,7 @@ class DocumentChannel:
         if scope is None:
             ranked = self.model.top_k(tokens, k)
         else:  # documents outside the scope score 0 before the top k are taken
-            ranked = rank_scores(scoped_scores(self.model.scores(tokens), scope.doc_ids, self.row_of, 0.0), k)
+            ranked = rank_scores(scoped_scores(self.model.scores(tokens), self.scope_rows.rows(scope), 0.0), k)
         return [Hit(self.rows[i][1], score, rank, NAME, extra={DOC_ID: self.rows[i][0], CHUNKS: self.rows[i][2]})
                 for rank, (i, score) in enumerate(ranked, start=1)]
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lambdarag.channels.base import BuildResult
+from lambdarag.channels.base import BuildResult, ScopeRows
 from lambdarag.channels.manifest import (
     Manifest,
     chunks_hash,
@@ -49,7 +49,7 @@ from lambdarag.models.embeddings import (
 from lambdarag.models.health import Outcome
 from lambdarag.progress import Progress
 from lambdarag.records import Chunk, Hit
-from lambdarag.scope import Scope, allowed_rows
+from lambdarag.scope import Scope
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -70,7 +70,7 @@ def passage_key(passage_prefix: str, text: str) -> bytes:
 
 
 def top_k(vectors: np.ndarray, query: np.ndarray, k: int,
-          allowed: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+          allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact maximum-inner-product top-k (cosine on unit vectors): row indices and scores, best first; with
     ``allowed`` (rows), only those rows compete: the others are masked before the partition."""
     # einsum's own SIMD loop rather than BLAS: single-threaded, so it does not fight the server's worker
@@ -277,7 +277,7 @@ class VectorChannel:
         self._make_embedder = make_embedder
         self._embedder: Embedder | None = None
         self._lock = threading.Lock()
-        self.row_of = {cid: i for i, cid in enumerate(self.ids)}
+        self.scope_rows = ScopeRows({cid: i for i, cid in enumerate(self.ids)})
 
     def embedder(self) -> Embedder:
         """The query embedder, built once (thread-safe: channels are searched in parallel)."""
@@ -295,8 +295,8 @@ class VectorChannel:
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """Chunks nearest to the query's embedding (of the scope's, when given), ranked 1..k."""
-        allowed = None if scope is None else allowed_rows(scope.chunk_ids, self.row_of)
-        if k <= 0 or not self.ids or not query.strip() or allowed == []:
+        allowed = None if scope is None else self.scope_rows.rows(scope)
+        if k <= 0 or not self.ids or not query.strip() or (allowed is not None and allowed.size == 0):
             return []
         rows, scores = top_k(self.vectors, self.embedder().embed_query(query), k, allowed)
         return [Hit(chunk_id=self.ids[int(r)], score=float(s), rank=i + 1, channel=NAME)

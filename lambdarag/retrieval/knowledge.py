@@ -26,6 +26,7 @@ from lambdarag.retrieval.versions import VersionIndex, build_index
 from lambdarag.scope import DocumentInfo, Filters, Scope, resolve_scope
 from lambdarag.text.tokenizer import Tokenizer
 
+SCOPES_KEPT = 64  # resolved filters a loaded knowledge base keeps
 
 @dataclass
 class KnowledgeBase:
@@ -43,6 +44,7 @@ class KnowledgeBase:
     ranker_refused: bool = False  # a model is installed but could not be used: a degraded path
     reranker: RerankClient | None = None  # None when rerank.enabled is false
     loaded_at: float = field(default_factory=time.time)
+    _scopes: dict[Filters, Scope | None] = field(default_factory=dict, repr=False)  # resolved filters (scope())
 
     @classmethod
     def load(cls, domain: Domain) -> KnowledgeBase:
@@ -91,8 +93,17 @@ class KnowledgeBase:
         return document_table(self.chunks.values(), self.domain.raw_dir, self.config.tags)
 
     def scope(self, filters: Filters | None) -> Scope | None:
-        """The documents and chunks ``filters`` allow (None when nothing is filtered)."""
-        return resolve_scope(filters, self.documents)
+        """The documents and chunks ``filters`` allow (None when nothing is filtered); the last SCOPES_KEPT are kept,
+        so a page or agent repeating its filters does not resolve them again."""
+        if filters is None or filters.empty:
+            return None
+        scope = self._scopes.get(filters)
+        if scope is None:
+            scope = resolve_scope(filters, self.documents)
+            if len(self._scopes) >= SCOPES_KEPT:
+                self._scopes.clear()
+            self._scopes[filters] = scope
+        return scope
 
     def doc_of(self, chunk_id: str) -> str:
         """The document of a chunk id ("" for an id this knowledge base does not hold)."""
