@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from lambdarag.scope import Filters
+
 
 @dataclass(frozen=True)
 class PipelineOptions:
-    """Per-request knobs: ablations for evaluation and the injectable "today"."""
+    """Per-request knobs: ablations for evaluation, the injectable "today", the result size and filters."""
 
     channels: tuple[str, ...] | None = None  # None = every enabled channel
     uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
@@ -19,3 +21,6 @@ class PipelineOptions:
     use_llm: bool = True  # False forces the embedded default even when an LLM is configured
     today: date | None = None  # "today" for temporal expansion; None = the real date
     log: bool = True  # append to the feedback logs
+    top_k: int | None = None  # fused chunks kept (evidence, context); None = the config's retrieval.final_top_k
+    filters: Filters | None = None  # restrict retrieval to some documents (lambdarag/scope.py); None = all
+    explain: bool = False  # add the hit test's view (pipeline/explain.py) to the trace as trace["explain"]

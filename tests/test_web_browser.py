@@ -1,15 +1,17 @@
 """The chat page in real headless Chromium (Debian's package, driven by playwright) against a real gunicorn:
-ask, watch the answer stream in, expand a citation, see the intent, rate the answer, ask a follow-up."""
+ask, watch the answer stream in, expand a citation, see the intent, rate the answer, ask a follow-up; and the hit
+test page: one question through every retrieval stage, with top_k and filters."""
 
 from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_fixtures import Gunicorn, copy_domain, gunicorn, shared_source
+from server_fixtures import Gunicorn, copy_domain, gunicorn, http, shared_source
 
 from lambdarag.config.domain import Domain
 
@@ -105,4 +107,50 @@ def test_error_is_shown_in_chinese(browser: object, server: Gunicorn) -> None:
     status = page.locator("article.turn.error .status")
     status.wait_for(timeout=10_000)
     assert status.inner_text().startswith("出错：") and "1000" in status.inner_text()
+    page.close()
+
+
+def test_hit_test_page_shows_every_stage(browser: object, server: Gunicorn, tmp_path: Path) -> None:
+    question = "教职工出差住宿费标准是多少？"
+    page = browser.new_page(locale="zh-CN")  # type: ignore[attr-defined]
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(server.base_url + "/hittest")
+    assert "命中测试" in page.title()
+    page.fill("#question", question)
+    page.fill("#top_k", "3")
+    page.click("#run")
+    page.locator("#report:not([hidden])").wait_for(timeout=30_000)
+    status, _, raw = http("GET", server.base_url + "/api/search?" + urllib.parse.urlencode(
+        {"question": question, "explain": 1, "top_k": 3}))
+    assert status == 200
+    explain = json.loads(raw)["explain"]
+    assert question in page.locator("[data-testid=query]").inner_text()
+    assert explain["expanded"]["bm25_query"] in page.locator("[data-testid=query]").inner_text()
+    assert f"意图：{explain['intent']['intent']}" in page.locator("#intent").inner_text()
+    assert page.locator("#intent-scores tr").count() == len(explain["intent"]["scores"]) + 1
+    bm25 = page.locator("[data-channel=bm25] tr")
+    assert bm25.count() == len(next(c for c in explain["channels"] if c["name"] == "bm25")["hits"]) + 1
+    kept = page.locator("#fused tr.kept td:nth-child(2)").all_inner_texts()
+    assert kept == [f["chunk_id"] for f in explain["fused"][:3]] and len(kept) == 3  # the same run as the API's
+    assert "bm25" in page.locator("#fused tr.kept").first.inner_text()  # its RRF contribution
+    assert "重合度" in page.locator("#gate").inner_text() and "重排：off" in page.locator("#rerank").inner_text()
+    assert {"condense", "intent", "expand", "retrieve"} <= set(page.locator("#stages td:first-child").all_inner_texts())
+    assert "未过滤" in page.locator("#scope").inner_text()
+    page.screenshot(path=str(tmp_path / "hittest.png"), full_page=True)
+
+    page.fill("#doc_ids", "科研经费管理")
+    page.click("#run")
+    page.locator("#scope", has_text="1/3 篇文档").wait_for(timeout=30_000)
+    fused = page.locator("#fused tr td:nth-child(2)").all_inner_texts()
+    assert fused and all(c.startswith("科研经费管理#") for c in fused)
+
+    page.fill("#doc_ids", "")
+    page.fill("#date_from", "2024-13")
+    page.click("#run")
+    error = page.locator("#status.error")
+    error.wait_for(timeout=10_000)
+    assert error.inner_text().startswith("出错：") and "filters.date_from" in error.inner_text()
+    assert page.locator("#report").is_hidden()
+    assert all(url.startswith(server.base_url) for url in requests), "the page must not load anything external"
     page.close()

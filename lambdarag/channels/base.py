@@ -4,19 +4,26 @@ Every channel module (bm25, vector, graph, wiki, document) defines:
     build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult
     load(domain: Domain, chunks: list[Chunk] | None = None) -> Channel
                                         # raises IndexMismatchError when missing or stale
-and its Channel answers search(query, k) -> list[Hit] over chunk ids.
+and its Channel answers search(query, k, scope=None) -> list[Hit] over chunk ids. With a Scope (lambdarag/scope.py,
+a request's filters resolved), a channel ranks only the scope's chunks (the document channel: its documents): it
+restricts its candidates before it ranks them, never by trimming its top k afterwards, so k hits come back when k
+allowed ones match.
 """
 
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
+
 from lambdarag.errors import LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -35,7 +42,42 @@ class Channel(Protocol):
 
     name: str
 
-    def search(self, query: str, k: int) -> list[Hit]: ...
+    def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]: ...
+
+
+SCOPES_KEPT = 8  # scopes whose rows a channel keeps
+
+
+class ScopeRows:
+    """A channel's index rows of the scopes it was searched with last: a KnowledgeBase hands out the same Scope
+    object for the same filters, so a repeated filter maps its ids to rows once."""
+
+    def __init__(self, row_of: dict[str, int], documents: bool = False) -> None:
+        self.row_of = row_of  # chunk id (document id when ``documents``) -> row of the channel's index
+        self.documents = documents
+        self._kept: list[tuple[Scope, np.ndarray]] = []
+        self._lock = threading.Lock()
+
+    def rows(self, scope: Scope) -> np.ndarray:
+        """The rows of the scope's ids this index holds, ascending (ids it does not hold are skipped)."""
+        with self._lock:
+            for kept, rows in self._kept:
+                if kept is scope:
+                    return rows
+        ids = scope.doc_ids if self.documents else scope.chunk_ids
+        row_of = self.row_of
+        rows = np.fromiter((row_of[i] for i in ids if i in row_of), dtype=np.int64)
+        rows.sort()
+        with self._lock:
+            self._kept = [*self._kept[-(SCOPES_KEPT - 1):], (scope, rows)]
+        return rows
+
+
+def scoped_scores(scores: np.ndarray, rows: np.ndarray, fill: float) -> np.ndarray:
+    """``scores`` with every row but ``rows`` set to ``fill`` (0 for BM25: never a hit)."""
+    out = np.full(scores.shape, fill, dtype=scores.dtype)
+    out[rows] = scores[rows]
+    return out
 
 
 @dataclass(frozen=True)

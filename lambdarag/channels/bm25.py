@@ -13,12 +13,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.channels.base import BuildResult
+from lambdarag.channels.base import BuildResult, ScopeRows, scoped_scores
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
-from lambdarag.channels.okapi import BM25Okapi
+from lambdarag.channels.okapi import BM25Okapi, rank_scores
 from lambdarag.graph.entities import extract_entities
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, normalize, terms_digest
 
 if TYPE_CHECKING:
@@ -104,10 +105,16 @@ class BM25Channel:
         self.model = model
         self.chunk_ids = list(chunk_ids)
         self.tokenizer = tokenizer
+        self.scope_rows = ScopeRows({cid: i for i, cid in enumerate(self.chunk_ids)})
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        """The k best chunks for ``query``, tokenised with the dictionary the index was built with."""
-        ranked = self.model.top_k(self.tokenizer.tokens(query), k)
+    def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
+        """The k best chunks for ``query`` (of the scope's, when given), tokenised with the dictionary the index was
+        built with."""
+        tokens = self.tokenizer.tokens(query)
+        if scope is None:
+            ranked = self.model.top_k(tokens, k)
+        else:  # rows outside the scope score 0 before the top k are taken
+            ranked = rank_scores(scoped_scores(self.model.scores(tokens), self.scope_rows.rows(scope), 0.0), k)
         return [Hit(self.chunk_ids[i], score, rank, NAME) for rank, (i, score) in enumerate(ranked, start=1)]
 
 

@@ -20,11 +20,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.channels.base import BuildResult
+from lambdarag.channels.base import BuildResult, ScopeRows, scoped_scores
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
-from lambdarag.channels.okapi import BM25Okapi
+from lambdarag.channels.okapi import BM25Okapi, rank_scores
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, terms_digest
 
 if TYPE_CHECKING:
@@ -95,10 +96,15 @@ class DocumentChannel:
         self.model = model
         self.rows = list(rows)
         self.tokenizer = tokenizer
+        self.scope_rows = ScopeRows({row[0]: i for i, row in enumerate(self.rows)}, documents=True)
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        """The k best documents for ``query``."""
-        ranked = self.model.top_k(self.tokenizer.tokens(query), k)
+    def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
+        """The k best documents for ``query`` (of the scope's documents, when given)."""
+        tokens = self.tokenizer.tokens(query)
+        if scope is None:
+            ranked = self.model.top_k(tokens, k)
+        else:  # documents outside the scope score 0 before the top k are taken
+            ranked = rank_scores(scoped_scores(self.model.scores(tokens), self.scope_rows.rows(scope), 0.0), k)
         return [Hit(self.rows[i][1], score, rank, NAME, extra={DOC_ID: self.rows[i][0], CHUNKS: self.rows[i][2]})
                 for rank, (i, score) in enumerate(ranked, start=1)]
 

@@ -28,6 +28,7 @@ from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, l
 from lambdarag.graph.schema import INVERSE
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
 if TYPE_CHECKING:
@@ -149,8 +150,9 @@ class GraphChannel:
             self._by_prefix.setdefault(alias[:2], []).append(alias)
         self._tokenizer = Tokenizer(())
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first."""
+    def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
+        """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first; with a scope the
+        walk is the same (an entity may be reached through any document) but only the scope's chunks are scored."""
         hinted = frozenset(rel for rel, words in RELATION_HINTS.items() if any(w in query for w in words))
         matched, named = self.matched(query)
         reached = self.walk(matched, hinted)
@@ -159,7 +161,8 @@ class GraphChannel:
             mentions = self.graph.nodes[node]["chunks"]
             value = reach.score * mention_idf(len(mentions), self.n_chunks)
             for chunk_id in mentions:
-                contributors.setdefault(chunk_id, []).append((value, node))
+                if scope is None or chunk_id in scope.chunk_ids:
+                    contributors.setdefault(chunk_id, []).append((value, node))
         scores = {c: chunk_score([(v, reached[n].hops) for v, n in found]) for c, found in contributors.items()}
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         hits = []

@@ -34,6 +34,7 @@ from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.build import EXTRACTOR_VERSION
 from lambdarag.graph.entities import entity_key
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, normalize
 from lambdarag.wiki.compile import compile_wiki, summary_llm
 from lambdarag.wiki.page_format import GENERATED_SUFFIX, excerpt, is_edited, read_page
@@ -170,11 +171,13 @@ class WikiChannel:
                 scored.append((score, page, named))
         return sorted(scored, key=lambda item: (-item[0], item[1].slug))
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        """The k best source chunks of the best pages, each with its page id, excerpt and how the page matched."""
+    def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
+        """The k best source chunks of the best pages, each with its page id, excerpt and how the page matched; with a
+        scope, a page's sources outside it are dropped before the spread (its first allowed source gets the score)."""
         best: dict[str, tuple[float, IndexedPage, bool]] = {}
         for score, page, named in self.page_scores(query):
-            for j, chunk_id in enumerate(page.sources):
+            sources = page.sources if scope is None else [c for c in page.sources if c in scope.chunk_ids]
+            for j, chunk_id in enumerate(sources):
                 value = score * SPREAD**j
                 if chunk_id not in best or value > best[chunk_id][0]:
                     best[chunk_id] = (value, page, named)

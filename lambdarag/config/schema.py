@@ -52,6 +52,7 @@ class ServerConfig:
     max_body_bytes: int = field(metadata=rng(1024, 100_000_000))
     max_question_chars: int = field(metadata=rng(1, 100_000))
     max_history_turns: int = field(metadata=rng(0, 100))
+    max_top_k: int = field(metadata=rng(1, 200))
     admin_token_env: str
     session_ttl_s: int = field(metadata=rng(1, None))
     auth: AuthConfig
@@ -239,6 +240,15 @@ class SyncConfig:
 
 
 @dataclass(frozen=True)
+class TagsConfig:
+    """Document tags for the ``tags`` filter: rules on the raw path and the title, and sidecar files."""
+
+    sources: Mapping[str, tuple[str, ...]]  # tag -> fnmatch globs on the raw path relative to raw/
+    titles: Mapping[str, tuple[str, ...]]  # tag -> words the title contains (case folded)
+    sidecar: bool  # also read raw/<file>.tags
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig
     llm: LLMConfig
@@ -258,3 +268,4 @@ class Config:
     wiki: WikiConfig
     documents: DocumentsConfig
     sync: SyncConfig
+    tags: TagsConfig

@@ -23,6 +23,7 @@ from lambdarag.ingest.names import refused_entry, shown, unsafe_doc_id
 from lambdarag.ingest.report import ExtractReport, Failure
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import EXTRACTOR_VERSION, FileState
+from lambdarag.ingest.tags import SIDECAR_SUFFIX
 from lambdarag.ingest.worker import Job, Outcome, run_jobs
 from lambdarag.progress import Progress, wants_bar
 from lambdarag.records import Chunk
@@ -58,7 +59,8 @@ def extract_domain(
 
 
 def scan_raw(raw_dir: Path, follow_symlinks: bool = False) -> dict[str, Path]:
-    """Files under raw/ by POSIX path relative to it, sorted; hidden, lock and backup files left out.
+    """Files under raw/ by POSIX path relative to it, sorted; hidden, lock and backup files and tag sidecars
+    (<file>.tags, ingest/tags.py) left out.
 
     Links to folders are not followed; unless ``follow_symlinks``, one that leads out of raw/ is listed,
     so that it is refused with its reason rather than left out without a word.
@@ -71,7 +73,7 @@ def scan_raw(raw_dir: Path, follow_symlinks: bool = False) -> dict[str, Path]:
             if link.is_symlink() and refused_entry(raw_dir, link, follow_symlinks):
                 found[link.relative_to(raw_dir).as_posix()] = link
         for name in sorted(files):
-            if name.startswith((".", "~$")) or name.endswith("~") or name in _IGNORED_NAMES:
+            if name.startswith((".", "~$")) or name.endswith(("~", SIDECAR_SUFFIX)) or name in _IGNORED_NAMES:
                 continue
             path = Path(root) / name
             found[path.relative_to(raw_dir).as_posix()] = path

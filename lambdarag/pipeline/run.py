@@ -24,6 +24,7 @@ from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
 from lambdarag.feedback.log import now_iso
 from lambdarag.models.llm import LLMClient
 from lambdarag.options import PipelineOptions
+from lambdarag.pipeline.explain import explain
 from lambdarag.pipeline.log import log_result
 from lambdarag.pipeline.result import Result, SearchResult, StreamEvent
 from lambdarag.pipeline.trace import Stages, degraded_paths
@@ -98,17 +99,26 @@ def answer_stream(kb: KnowledgeBase, question: str, history: Sequence[Turn] = ()
 
 
 def search(kb: KnowledgeBase, question: str, options: PipelineOptions = DEFAULT_OPTIONS) -> SearchResult:
-    """Retrieval only: the fused evidence with each channel's rank and score, no answer step."""
+    """Retrieval only: the fused evidence with each channel's rank and score, no answer step (the stages before it
+    are answer()'s own, so a search ranks what an answer to the same question would)."""
     req = _Request(kb, question, None, options, kb.llm if options.use_llm else None)
-    req.condensed = Condensed(question, question)
-    _understand(req)
-    _retrieve(req)
-    assert req.retrieval is not None and req.intent is not None
+    _front(req, ())
+    assert req.retrieval is not None and req.intent is not None and req.condensed is not None
+    trace = _base_trace(req)
+    if options.explain:
+        trace["explain"] = _explain(req)
     return SearchResult(
-        request_id=req.request_id, question=question, condensed=question, intent=req.intent.intent,
+        request_id=req.request_id, question=question, condensed=req.condensed.question, intent=req.intent.intent,
         intent_scores=dict(req.intent.scores), hits=[_hit_view(kb, f) for f in req.retrieval.fused],
-        gate=req.retrieval.gate.to_dict(), timings=dict(req.stages.ms), trace=_base_trace(req),
+        gate=req.retrieval.gate.to_dict(), timings=dict(req.stages.ms), trace=trace,
     )
+
+
+def _explain(req: _Request) -> dict[str, Any]:
+    """The hit test's view of this request (pipeline/explain.py), with the stages timed so far."""
+    assert req.condensed is not None and req.intent is not None and req.expansion is not None
+    assert req.retrieval is not None
+    return explain(req.kb, req.condensed, req.intent, req.expansion, req.retrieval, req.stages.rounded(), req.found)
 
 
 def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_id: str | None,
@@ -160,6 +170,9 @@ def _expand_evidence(req: _Request) -> None:
     cues = set(compare.keywords) if compare is not None else set()  # words that ask for a comparison
     req.added = expand_evidence(req.condensed.question, req.expansion.keywords, req.intent.intent, fused,
                                 kb.chunks, kb.versions, cues)
+    scope = req.retrieval.scope
+    if scope is not None:  # a sibling or repeal statement of a document the filters leave out is no evidence
+        req.added = [a for a in req.added if scope.allows(a.chunk_id)]
     req.evidence_ids = with_added(fused, req.added)
 
 
@@ -234,6 +247,8 @@ def _finish(req: _Request, generation: Generation) -> Result:
             log_result(kb, result)
     result.timings = dict(req.stages.ms)
     result.trace["stages"] = req.stages.rounded()
+    if req.options.explain:
+        result.trace["explain"] = _explain(req)
     return result
 
 
@@ -290,7 +305,8 @@ def _options_view(options: PipelineOptions) -> dict[str, Any]:
             "entity_expansion": options.entity_expansion, "rerank": options.rerank,  # None: the config's
             "learned": options.learned,
             "use_llm": options.use_llm,
-            "today": options.today.isoformat() if options.today else None, "log": options.log}
+            "today": options.today.isoformat() if options.today else None, "log": options.log,
+            "top_k": options.top_k, "filters": options.filters.to_dict() if options.filters is not None else None}
 
 
 def _meta(req: _Request) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from lambdarag.query.expand import Expansion
 from lambdarag.records import Hit
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.threads import ProcessPool
+from lambdarag.scope import Scope
 
 POOL_WORKERS = 16  # per process: four channels for a few concurrent requests, plus stragglers past their budget
 
@@ -39,9 +40,10 @@ def channel_pool() -> ThreadPoolExecutor:
     return _POOL.get()
 
 
-def _timed_search(channel: Channel, query: str, k: int) -> tuple[list[Hit], float]:
+def _timed_search(channel: Channel, query: str, k: int, scope: Scope | None) -> tuple[list[Hit], float]:
     start = time.perf_counter()
-    hits = channel.search(query, k)
+    # no scope, no argument: a channel written to the older search(query, k) still serves unfiltered requests
+    hits = channel.search(query, k) if scope is None else channel.search(query, k, scope)
     return list(hits), (time.perf_counter() - start) * 1000
 
 
@@ -52,8 +54,10 @@ def channel_names(kb: KnowledgeBase, options: PipelineOptions) -> list[str]:
     return [name for name, cfg in kb.config.retrieval.channels.items() if cfg.enabled]
 
 
-def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptions) -> dict[str, ChannelRun]:
-    """Search the channels in parallel, each within config.retrieval.channels[name].timeout_s."""
+def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptions,
+                 scope: Scope | None = None) -> dict[str, ChannelRun]:
+    """Search the channels in parallel, each within config.retrieval.channels[name].timeout_s, each restricted to
+    ``scope`` when given (an empty scope searches nothing: no channel can hold an allowed hit)."""
     settings = kb.config.retrieval.channels
     start = time.monotonic()
     runs: dict[str, ChannelRun] = {}
@@ -65,8 +69,11 @@ def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptio
         elif name not in kb.channels:
             reason = kb.channel_errors.get(name, "disabled in retrieval.channels")
             runs[name] = ChannelRun(name, query, [], 0.0, f"not loaded: {reason}")
+        elif scope is not None and scope.empty:
+            runs[name] = ChannelRun(name, query, [], 0.0)
         else:
-            futures[name] = channel_pool().submit(_timed_search, kb.channels[name], query, settings[name].top_k)
+            futures[name] = channel_pool().submit(_timed_search, kb.channels[name], query, settings[name].top_k,
+                                                  scope)
     for name, future in futures.items():
         runs[name] = _collect(name, expansion.query_for(name), future, start, settings[name].timeout_s)
     return {name: runs[name] for name in channel_names(kb, options)}

@@ -17,13 +17,16 @@ from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
 from lambdarag.errors import IndexMismatchError, rebuild_hint
 from lambdarag.ingest.store import load_chunks
+from lambdarag.ingest.tags import document_table
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.models.rerank import RerankClient, reranker_from_config
 from lambdarag.records import Chunk
 from lambdarag.retrieval.learned import LearnedRanker, load_ranker, model_path
 from lambdarag.retrieval.versions import VersionIndex, build_index
+from lambdarag.scope import DocumentInfo, Filters, Scope, resolve_scope
 from lambdarag.text.tokenizer import Tokenizer
 
+SCOPES_KEPT = 64  # resolved filters a loaded knowledge base keeps
 
 @dataclass
 class KnowledgeBase:
@@ -41,6 +44,7 @@ class KnowledgeBase:
     ranker_refused: bool = False  # a model is installed but could not be used: a degraded path
     reranker: RerankClient | None = None  # None when rerank.enabled is false
     loaded_at: float = field(default_factory=time.time)
+    _scopes: dict[Filters, Scope | None] = field(default_factory=dict, repr=False)  # resolved filters (scope())
 
     @classmethod
     def load(cls, domain: Domain) -> KnowledgeBase:
@@ -82,6 +86,24 @@ class KnowledgeBase:
         every document is one chunk; the document channel's weight is scaled by it, see retrieve.rank)."""
         documents = len({c.doc_id for c in self.chunks.values()})
         return 1.0 - documents / len(self.chunks) if self.chunks else 0.0
+
+    @cached_property
+    def documents(self) -> list[DocumentInfo]:
+        """Every document's id, title, raw path, date, tags and chunk ids: what request filters read."""
+        return document_table(self.chunks.values(), self.domain.raw_dir, self.config.tags)
+
+    def scope(self, filters: Filters | None) -> Scope | None:
+        """The documents and chunks ``filters`` allow (None when nothing is filtered); the last SCOPES_KEPT are kept,
+        so a page or agent repeating its filters does not resolve them again."""
+        if filters is None or filters.empty:
+            return None
+        scope = self._scopes.get(filters)
+        if scope is None:
+            scope = resolve_scope(filters, self.documents)
+            if len(self._scopes) >= SCOPES_KEPT:
+                self._scopes.clear()
+            self._scopes[filters] = scope
+        return scope
 
     def doc_of(self, chunk_id: str) -> str:
         """The document of a chunk id ("" for an id this knowledge base does not hold)."""

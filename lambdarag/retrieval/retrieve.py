@@ -36,6 +36,7 @@ from lambdarag.retrieval.gate import TOP_N, GateDecision, core_rewrite, gate_rea
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.learned import LearnedRanker, reorder
 from lambdarag.retrieval.rerank import OK, RerankDecision, rerank_pool
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import normalize
 
 HISTORY_INTENTS = frozenset({"compare"})  # comparing versions needs every version at full weight
@@ -75,6 +76,8 @@ class Retrieval:
     pool: list[Fused] = field(default_factory=list)  # the fused ranking to RANKING_DEPTH (boosts, learned stage)
     rankings: dict[str, list[Hit]] = field(default_factory=dict)  # each channel's hits as fusion saw them
     rerank: RerankDecision = field(default_factory=RerankDecision)  # what the reranker did (status off by default)
+    scope: Scope | None = None  # the request's filters resolved (None: every document)
+    top_k: int = 0  # the fused chunks kept: PipelineOptions.top_k, else retrieval.final_top_k
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,12 @@ class _Attempt:
     outcome: FusionOutcome
     overlap: float
     summary: dict[str, Any] = field(default_factory=dict)
+
+
+def final_top_k(kb: KnowledgeBase, options: PipelineOptions) -> int:
+    """The fused chunks a request keeps: its own top_k (the server bounds it by server.max_top_k), else the
+    config's retrieval.final_top_k."""
+    return options.top_k or kb.config.retrieval.final_top_k
 
 
 def intent_weights(kb: KnowledgeBase, intent: str, channels: Sequence[str], uniform: bool) -> dict[str, float]:
@@ -158,9 +167,10 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     if kb.ranker is not None and options.learned and fused:
         fused = learned_order(kb.ranker, fused, candidate_features(fused[: kb.ranker.depth], rankings, kb.chunks,
                                                                    expansion, intent))
-    depth = max(RANKING_DEPTH, cfg.final_top_k)
-    return FusionOutcome(weights, fused[: cfg.final_top_k], len(fused), [f.chunk_id for f in fused[:depth]], notes,
-                         kb.document_spread, fused[: pool_depth(kb)], rankings)
+    top_k = final_top_k(kb, options)
+    depth = max(RANKING_DEPTH, top_k)
+    return FusionOutcome(weights, fused[:top_k], len(fused), [f.chunk_id for f in fused[:depth]], notes,
+                         kb.document_spread, fused[: pool_depth(kb, top_k)], rankings)
 
 
 def learned_order(ranker: LearnedRanker, fused: Sequence[Fused], rows: Any) -> list[Fused]:
@@ -170,8 +180,8 @@ def learned_order(ranker: LearnedRanker, fused: Sequence[Fused], rows: Any) -> l
 
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
-             keywords: Sequence[str], demoted: Mapping[str, str]) -> _Attempt:
-    runs = run_channels(kb, expansion, options)
+             keywords: Sequence[str], demoted: Mapping[str, str], scope: Scope | None) -> _Attempt:
+    runs = run_channels(kb, expansion, options, scope)
     outcome = rank(kb, runs, intent, expansion, options, demoted)
     top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:TOP_N]]
     overlap = overlap_score(keywords, top)
@@ -196,21 +206,24 @@ def retry_expansion(expansion: Expansion, rewritten: str) -> Expansion:
 
 def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str,
              options: PipelineOptions) -> Retrieval:
-    """Channels, fusion and the corrective gate (below the overlap threshold, one retry with the core rewrite),
-    then the reranker, once, on the kept attempt."""
+    """Channels (each restricted to the scope of the options' filters, resolved once here), fusion and the
+    corrective gate (below the overlap threshold, one retry with the core rewrite), then the reranker, once, on
+    the kept attempt."""
     demoted = demoted_documents(kb, question, intent, options.today or date.today())
-    kept, gate = _gated(kb, question, expansion, intent, options, demoted)
+    scope = kb.scope(options.filters)
+    kept, gate = _gated(kb, question, expansion, intent, options, demoted, scope)
     pool, decision = rerank_pool(kb.reranker, question, kept.outcome.pool, kb.chunks, kb.config.rerank,
                                  options.rerank)
-    kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision))
-    return _result(kept, gate, demoted, decision)
+    top_k = final_top_k(kb, options)
+    kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision, top_k))
+    return dataclasses.replace(_result(kept, gate, demoted, decision), scope=scope, top_k=top_k)
 
 
 def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, options: PipelineOptions,
-           demoted: Mapping[str, str]) -> tuple[_Attempt, GateDecision]:
+           demoted: Mapping[str, str], scope: Scope | None) -> tuple[_Attempt, GateDecision]:
     """The attempt the corrective gate keeps, and its decision."""
     threshold = kb.config.corrective.threshold
-    first = _attempt(kb, expansion, intent, options, expansion.keywords, demoted)
+    first = _attempt(kb, expansion, intent, options, expansion.keywords, demoted, scope)
     passed = first.overlap >= threshold
     if passed or not options.gate or kb.config.corrective.max_retries < 1:
         reason = gate_reason(first.overlap, threshold, None, None)
@@ -221,7 +234,8 @@ def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, 
     if not rewritten or normalize(rewritten) == normalize(question):
         return first, GateDecision(first.overlap, False, threshold,
                                    reason=gate_reason(first.overlap, threshold, None, None), attempts=[first.summary])
-    second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords, demoted)
+    second = _attempt(kb, retry_expansion(expansion, rewritten), intent, options, expansion.keywords, demoted,
+                      scope)
     better = second.overlap > first.overlap
     kept = second if better else first
     gate = GateDecision(
@@ -233,19 +247,19 @@ def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, 
     return kept, gate
 
 
-def pool_depth(kb: KnowledgeBase) -> int:
+def pool_depth(kb: KnowledgeBase, top_k: int | None = None) -> int:
     """How deep the fused order is kept for the reranker and the trace's ranking."""
     cfg = kb.config
-    return max(RANKING_DEPTH, cfg.retrieval.final_top_k, cfg.rerank.top_n)
+    return max(RANKING_DEPTH, top_k or cfg.retrieval.final_top_k, cfg.rerank.top_n)
 
 
 def reranked(kb: KnowledgeBase, outcome: FusionOutcome, pool: list[Fused],
-             decision: RerankDecision) -> FusionOutcome:
+             decision: RerankDecision, top_k: int | None = None) -> FusionOutcome:
     """The fusion outcome with its cut and ranking recomputed from the reranked pool when the reranker answered;
     any other status leaves it exactly as fused."""
     if decision.status != OK:
         return outcome
-    top_k = kb.config.retrieval.final_top_k
+    top_k = top_k or kb.config.retrieval.final_top_k
     return dataclasses.replace(outcome, fused=pool[:top_k], pool=pool,
                                ranking=[f.chunk_id for f in pool[: max(RANKING_DEPTH, top_k)]])
 
@@ -282,4 +296,6 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
         "versions": {"demoted": dict(r.demoted)},
         "rerank": r.rerank.to_dict(),  # status ok | off | skipped | timeout | error | malformed, ms, n, reason
+        "top_k": r.top_k,
+        "scope": r.scope.summary() if r.scope is not None else None,  # the filters and the documents they leave
     }

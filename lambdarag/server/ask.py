@@ -21,11 +21,19 @@ from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.server.common import open_session, remember_answer, sse, sse_response
 from lambdarag.server.render import render_answer, render_citation
 from lambdarag.server.state import ServerState, state
-from lambdarag.server.validation import get_as_of, get_bool, get_question, get_str, json_body
+from lambdarag.server.validation import (
+    get_as_of,
+    get_bool,
+    get_filters,
+    get_question,
+    get_str,
+    get_top_k,
+    json_body,
+)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("ask", __name__)
-ASK_FIELDS = ("question", "session_id", "stream", "as_of")
+ASK_FIELDS = ("question", "session_id", "stream", "as_of", "top_k", "filters", "explain")
 
 
 @bp.post("/api/ask")
@@ -35,7 +43,8 @@ def ask() -> Response:
     data = json_body(ASK_FIELDS)
     question = get_question(data, st.config.server.max_question_chars)
     stream = get_bool(data, "stream")
-    options = PipelineOptions(today=get_as_of(data))
+    options = PipelineOptions(today=get_as_of(data), top_k=get_top_k(data, st.config.server.max_top_k),
+                              filters=get_filters(data), explain=get_bool(data, "explain"))
     session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
     kb = st.holder.get()  # taken once: a reload meanwhile does not change this request's index
     if stream:

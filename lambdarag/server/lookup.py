@@ -16,10 +16,10 @@ from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.server.common import open_session, remember_answer
 from lambdarag.server.evidence_view import lookup_view
 from lambdarag.server.state import state
-from lambdarag.server.validation import get_question, get_str, json_body
+from lambdarag.server.validation import get_filters, get_question, get_str, get_top_k, json_body
 
 bp = Blueprint("lookup", __name__)
-LOOKUP_FIELDS = ("question", "session_id")
+LOOKUP_FIELDS = ("question", "session_id", "top_k", "filters")
 
 
 @bp.post("/api/lookup_knowledge")
@@ -27,9 +27,11 @@ def lookup_knowledge() -> Response:
     st = state()
     data = json_body(LOOKUP_FIELDS)
     question = get_question(data, st.config.server.max_question_chars)
+    options = PipelineOptions(use_llm=False, top_k=get_top_k(data, st.config.server.max_top_k),
+                              filters=get_filters(data))
     session_id, history = open_session(st, get_str(data, "session_id", max_chars=64))
     kb = st.holder.get()
-    result = answer(kb, question, history=history, session_id=session_id, options=PipelineOptions(use_llm=False))
+    result = answer(kb, question, history=history, session_id=session_id, options=options)
     remember_answer(st, result, session_id, kind="lookup")
     cited = [c.chunk_id for c in result.citations] if result.found else []
     fresh, withheld = st.store.claim_evidence(session_id, result.request_id, cited)

@@ -5,6 +5,10 @@ question, earlier user/assistant pairs the history — the client holds the sess
 stored but the trace). Citations stay as [n] in the text and come back as a top-level
 ``references`` list (in the final chunk when streaming). Other OpenAI parameters (temperature,
 max_tokens, …) are accepted and ignored: the domain's config decides them.
+
+LambdaRAG's own knobs come in one extra body field, ``lambdarag`` (the OpenAI client's
+``extra_body={"lambdarag": {...}}``): ``top_k`` (1..server.max_top_k) and ``filters`` (lambdarag/scope.py),
+as /api/search takes them; any other key in it is refused.
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.server.common import sse_response
 from lambdarag.server.render import answer_trace, render_citation
 from lambdarag.server.state import ServerState, state
-from lambdarag.server.validation import FieldError, check_text, get_bool, json_body
+from lambdarag.server.validation import FieldError, check_text, get_bool, get_filters, get_top_k, json_body
 
 log = logging.getLogger(__name__)
 bp = Blueprint("openai", __name__)
 ROLES = ("system", "developer", "user", "assistant", "tool")
+EXTRA_FIELD = "lambdarag"  # the extra body field of LambdaRAG's own knobs
+EXTRA_KEYS = ("top_k", "filters")
 
 
 class ModelNotFound(NotFoundError):
@@ -80,6 +86,19 @@ def split_messages(messages: object, max_chars: int, max_turns: int) -> tuple[st
     return question, tuple(turns[-max_turns:] if max_turns else ())
 
 
+def extra_options(data: dict[str, Any], max_top_k: int) -> PipelineOptions:
+    """The options of the ``lambdarag`` extra body field (top_k, filters); none given: the defaults."""
+    extra = data.get(EXTRA_FIELD)
+    if extra is None:
+        return PipelineOptions()
+    if not isinstance(extra, dict):
+        raise FieldError(EXTRA_FIELD, f"must be an object with {' and/or '.join(EXTRA_KEYS)}")
+    unknown = sorted(set(extra) - set(EXTRA_KEYS))
+    if unknown:
+        raise FieldError(f"{EXTRA_FIELD}.{unknown[0]}", "unknown field", f"allowed: {', '.join(EXTRA_KEYS)}")
+    return PipelineOptions(top_k=get_top_k(extra, max_top_k, f"{EXTRA_FIELD}.top_k"), filters=get_filters(extra))
+
+
 def check_model(st: ServerState, model: object) -> str:
     if not isinstance(model, str) or not model:
         raise FieldError("model", "is required: the domain name (see GET /v1/models)")
@@ -113,10 +132,11 @@ def chat_completions() -> Response:
     server = st.config.server
     question, history = split_messages(data.get("messages"), server.max_question_chars, server.max_history_turns)
     stream = get_bool(data, "stream")
+    options = extra_options(data, server.max_top_k)
     kb = st.holder.get()
     if stream:
-        return sse_response(_stream(st, kb, model, question, history))
-    result = answer(kb, question, history=history, options=PipelineOptions())
+        return sse_response(_stream(st, kb, model, question, history, options))
+    result = answer(kb, question, history=history, options=options)
     _store_trace(st, result)
     response = jsonify(completion(result, model))
     response.headers["X-Request-Id"] = result.request_id
@@ -169,10 +189,11 @@ def _data(payload: dict[str, Any] | str) -> str:
     return f"data: {text}\n\n"
 
 
-def _stream(st: ServerState, kb: KnowledgeBase, model: str, question: str, history: tuple[Turn, ...]) -> Iterator[str]:
+def _stream(st: ServerState, kb: KnowledgeBase, model: str, question: str, history: tuple[Turn, ...],
+            options: PipelineOptions) -> Iterator[str]:
     request_id = "pending"
     try:
-        for _, payload in answer_stream(kb, question, history=history, options=PipelineOptions()):
+        for _, payload in answer_stream(kb, question, history=history, options=options):
             if isinstance(payload, dict):  # meta
                 request_id = str(payload.get("request_id", request_id))
                 yield _data(chunk(request_id, model, {"role": "assistant", "content": ""}))

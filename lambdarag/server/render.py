@@ -19,8 +19,9 @@ def render_citation(citation: Citation) -> dict[str, Any]:
 
 
 def render_answer(result: Result) -> dict[str, Any]:
-    """The API view of an answer (/api/ask, its stream's citations and result events): no trace, no packed context."""
-    return {
+    """The API view of an answer (/api/ask, its stream's citations and result events): no trace, no packed context
+    (with explain on, the hit test's view of the run as ``explain``)."""
+    return with_explain(result.trace, {
         "request_id": result.request_id,
         "session_id": result.session_id,
         "question": result.question,
@@ -35,12 +36,20 @@ def render_answer(result: Result) -> dict[str, Any]:
         "relevance": result.relevance,
         "grounding": json_safe(result.grounding),
         "timings": rounded_timings(result.timings),
-    }
+    })
 
 
 def render_search(result: SearchResult) -> dict[str, Any]:
-    """The /api/search body: the SearchResult's JSON form without the trace."""
-    return {key: value for key, value in result.to_dict().items() if key != "trace"}
+    """The /api/search body: the SearchResult's JSON form without the trace (with explain on, ``explain``)."""
+    data = result.to_dict()
+    return with_explain(data.get("trace") or {}, {key: value for key, value in data.items() if key != "trace"})
+
+
+def with_explain(trace: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with the trace's hit test view as ``explain``, when the request asked for it."""
+    if "explain" in trace:
+        body["explain"] = json_safe(trace["explain"])
+    return body
 
 
 def rounded_timings(timings: dict[str, float]) -> dict[str, float]:

@@ -10,6 +10,7 @@ from typing import Any
 from flask import request
 
 from lambdarag.errors import InputError
+from lambdarag.scope import Filters, parse_filters
 from lambdarag.server.body import check_content_type, parse_json_object
 from lambdarag.text.dates import parse_as_of
 
@@ -107,3 +108,22 @@ def get_str_list(data: dict[str, Any], name: str, choices: tuple[str, ...]) -> t
     if bad or not value:
         raise FieldError(name, f"unknown or empty: {bad}", f"choose from {', '.join(choices)}")
     return tuple(value)
+
+
+def get_top_k(data: dict[str, Any], max_top_k: int, label: str = "top_k") -> int | None:
+    """How many fused chunks to keep: an integer 1..server.max_top_k; missing → None (retrieval.final_top_k).
+    ``label`` names the field in an error (the key read is always ``top_k``)."""
+    value = data.get("top_k")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(label, f"must be an integer, got {type(value).__name__}")
+    if not 1 <= value <= max_top_k:
+        raise FieldError(label, f"must be between 1 and {max_top_k} (server.max_top_k), got {value}")
+    return value
+
+
+def get_filters(data: dict[str, Any], name: str = "filters") -> Filters | None:
+    """The ``filters`` object (lambdarag/scope.py); missing or {} → None. A bad one is a FilterError (400)."""
+    filters = parse_filters(data.get(name))
+    return None if filters.empty else filters
