@@ -160,3 +160,13 @@ def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     wrapped = "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半\n部分在下一行。\n\n新段落"
     assert unwrapped_lines(wrapped) == [
         "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半部分在下一行。", "新段落"]
+
+
+def test_slot_lines_without_a_core_aspect_leave_the_answer_to_the_sentences() -> None:
+    incidental = {"where": "档案室", "sources": {"where": "travel#1"}}
+    p = packed(["travel#1"], incidental)
+    how = extractive_answer("报销单是怎么提交审核的？", p, "process", incidental, ["报销单", "提交", "审核"])
+    assert not how.startswith("办理地点"), how
+    assert "签字后提交审核" in how
+    where = extractive_answer("报销单在哪里提交？", p, "process", incidental, ["报销单", "提交"])
+    assert where.startswith("办理地点：档案室[1]。")

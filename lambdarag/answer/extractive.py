@@ -94,11 +94,19 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
         return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     numbers = {c.chunk_id: c.n for c in packed.citations}
     writer = SLOT_WRITERS.get(intent)
-    lines = ordered_slot_lines(writer(slots, _marker(slots, numbers), need), need) if writer and slots else []
+    written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
+    lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
         return [s.cited() for s in best_sentences(question, packed.pieces, keywords, intent)]
     lead = _better_elsewhere(question, packed, keywords, intent, slots) if intent in LEAD_INTENTS else []
     return [*lead, *lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join([*lead, *lines]))]
+
+
+def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:
+    """Slot lines answer when they hold a core aspect (steps, materials, a contact, a value) or the one the need
+    asks for; a place, conditions or a basis alone are by-products of a text that is not a procedure."""
+    aspects = {aspect for aspect, _ in lines}
+    return bool(aspects & CORE_ASPECTS) or NEED_ASPECT.get(need.kind, "") in aspects
 
 
 def ordered_slot_lines(lines: Sequence[tuple[str, str]], need: Need) -> list[str]:
@@ -166,9 +174,10 @@ def _marker(slots: dict[str, Any], numbers: Mapping[str, int]) -> Callable[[str]
 
 
 Writer = Callable[[dict[str, Any], Callable[[str], str], Need], list[tuple[str, str]]]
+CORE_ASPECTS = frozenset({"steps", "materials", "contact", "value"})
 # the slot aspect that answers a need ("需要哪些材料" -> the materials line first)
 NEED_ASPECT = {"materials": "materials", "steps": "steps", "place": "where", "contact": "contact",
-               "date": "conditions", "amount": "conditions"}
+               "date": "conditions", "amount": "conditions", "conditions": "conditions"}
 _ZH = {"steps": "办理步骤：", "materials": "所需材料：", "conditions": "注意：", "where": "办理地点：",
        "basis": "依据：", "phone": "办公电话", "email": "电子邮箱", "office": "办公地点", "duties": "主要职责：",
        "who": "联系人",

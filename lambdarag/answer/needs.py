@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 
-NEED_KINDS = ("yesno", "materials", "contact", "place", "date", "amount", "reason", "definition", "steps", "compare",
-              "list", "general")
+NEED_KINDS = ("yesno", "materials", "contact", "place", "date", "amount", "conditions", "reason", "definition", "steps",
+              "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
 
 _CUES: dict[str, re.Pattern[str]] = {
@@ -23,6 +23,7 @@ _CUES: dict[str, re.Pattern[str]] = {
     "place": cue_pattern(*cues.PLACE, *cues.PLACE_EN, flags=re.IGNORECASE),
     "date": cue_pattern(*cues.DATE, *cues.DEADLINE, *cues.DATE_EN, flags=re.IGNORECASE),
     "amount": cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE),
+    "conditions": cue_pattern(*cues.CONDITIONS, *cues.CONDITIONS_EN, flags=re.IGNORECASE),
     "reason": cue_pattern(*cues.REASON, *cues.REASON_EN, flags=re.IGNORECASE),
     "definition": cue_pattern(*cues.DEFINITION, *cues.DEFINITION_EN, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS, *cues.STEPS_EN, flags=re.IGNORECASE),
@@ -30,12 +31,14 @@ _CUES: dict[str, re.Pattern[str]] = {
     "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
 }
 # the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, not a list)
-_ORDER = ("materials", "contact", "place", "date", "amount", "reason", "definition", "steps", "compare", "list")
+_ORDER = ("materials", "contact", "place", "date", "amount", "reason", "definition", "steps", "compare", "list",
+          "conditions")
 # what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
 _EVIDENCE: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
     "contact": cue_pattern(*cues.CONTACT_MARKS),
     "place": cue_pattern(*cues.PLACE_MARKS),
+    "conditions": cue_pattern(*cues.CONDITIONS, *cues.CONDITIONS_EN, flags=re.IGNORECASE),
     "reason": cue_pattern(*cues.REASON_MARKS, flags=re.IGNORECASE),
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
