@@ -224,6 +224,15 @@ class WikiConfig:
 
 
 @dataclass(frozen=True)
+class FaqConfig:
+    """Curated answers (lambdarag/faq/): a question close enough to one is answered from it."""
+
+    enabled: bool
+    file: str  # relative to the domain folder
+    threshold: float = field(metadata=rng(0, 1))
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig
     llm: LLMConfig
@@ -241,3 +250,4 @@ class Config:
     feedback: FeedbackConfig
     graph: GraphConfig
     wiki: WikiConfig
+    faq: FaqConfig
