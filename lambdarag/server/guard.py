@@ -22,7 +22,7 @@ from lambdarag.server.auth import KeyRing, presented_key
 from lambdarag.server.ratelimit import RateLimiter
 
 API_BLUEPRINTS = frozenset({"ask", "search", "lookup", "openai", "feedback"})
-LIMITED_BLUEPRINTS = API_BLUEPRINTS | {"admin"}
+LIMITED_BLUEPRINTS = API_BLUEPRINTS | {"admin", "faq"}  # faq: admin-token routes too
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
 CORS_ALLOW_HEADERS = "Authorization, Content-Type, X-API-Key"
 CORS_EXPOSE_HEADERS = "X-Request-Id, X-Worker-Pid, Retry-After"
