@@ -216,3 +216,50 @@ def test_faq_cli_add_list_remove(domain: Domain) -> None:
     assert faq_cli(domain, "remove", entry_id).returncode == 0
     assert faq_cli(domain, "remove", entry_id).returncode == 2
     assert faq_cli(domain, "list").stdout == ""
+
+
+def test_stream_and_openai_routes_answer_from_the_faq(client: FlaskClient) -> None:
+    body = {"question": FAQ_QUESTION, "answer": FAQ_ANSWER, "source": "差旅费报销办法"}
+    assert client.post("/api/faq", json=body, headers=AUTH).status_code == 201
+    stream = client.post("/api/ask", json={"question": "出差的住宿费标准是多少", "stream": True}).get_data(as_text=True)
+    events = [block for block in stream.split("\n\n") if block.strip()]
+    result = json.loads(events[-1].split("data: ", 1)[1])
+    assert result["answer"] == FAQ_ANSWER and result["answer_method"] == "faq"
+    assert FAQ_ANSWER in stream.split("event: result")[0]  # the deltas carried it before the final result
+    messages = [{"role": "user", "content": "出差住宿费的标准是多少？"}]
+    chat = client.post("/v1/chat/completions", json={"model": "kb", "messages": messages}).get_json()
+    assert chat["choices"][0]["message"]["content"].startswith(FAQ_ANSWER)
+
+
+def test_a_liked_faq_answer_is_no_weight_tuning_sample(client: FlaskClient, domain: Domain) -> None:
+    from lambdarag.tuning.samples import samples_from_logs
+
+    body = {"question": FAQ_QUESTION, "answer": FAQ_ANSWER + "[1]", "source": "差旅费报销办法"}
+    assert client.post("/api/faq", json=body, headers=AUTH).status_code == 201
+    hit = client.post("/api/ask", json={"question": FAQ_QUESTION}).get_json()
+    assert hit["answer_method"] == "faq"
+    client.post("/api/feedback", json={"request_id": hit["request_id"], "rating": "up"})
+    samples, stats = samples_from_logs(domain.feedback_dir)
+    assert stats["liked"] == 1 and samples == []
+    assert "left out" in faq_cli(domain, "promote").stderr  # and not promoted again
+
+
+def test_every_gunicorn_worker_sees_a_change_at_its_next_question(domain: Domain) -> None:
+    from server_fixtures import gunicorn, http
+
+    first = {"question": "报账大厅在哪里？", "answer": "行政楼一层。", "source": "财务处联系方式"}
+    second = {"question": FAQ_QUESTION, "answer": FAQ_ANSWER, "source": "差旅费报销办法"}
+    with gunicorn(domain, workers=2, threads=2, ready_workers=2) as server:
+        assert http("POST", server.base_url + "/api/faq", first, AUTH)[0] == 201
+        warmed = set()  # workers that have read the file with the first entry only
+        for _ in range(10):
+            status, headers, raw = http("POST", server.base_url + "/api/ask", {"question": "报账大厅在哪里"})
+            assert json.loads(raw)["answer_method"] == "faq"
+            warmed.add(headers["X-Worker-Pid"])
+        assert http("POST", server.base_url + "/api/faq", second, AUTH)[0] == 201
+        answered = set()
+        for _ in range(10):
+            status, headers, raw = http("POST", server.base_url + "/api/ask", {"question": "出差的住宿费标准是多少"})
+            assert status == 200 and json.loads(raw)["answer"] == FAQ_ANSWER
+            answered.add(headers["X-Worker-Pid"])
+    assert warmed & answered  # a worker that had cached the old file answered from the new one
