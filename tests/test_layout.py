@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "lambdarag"
 LAYERS = (
     "errors", "records", "scope", "options", "progress",
     "text", "config", "models", "feedback", "ingest", "graph", "wiki", "channels",
-    "query", "retrieval", "answer", "pipeline", "build", "evaluation", "tuning", "demo",
+    "query", "retrieval", "answer", "faq", "pipeline", "build", "evaluation", "tuning", "demo",
     "server", "commands", "cli", "__main__",
 )
 MAX_MODULE_LINES = 400

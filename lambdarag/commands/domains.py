@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
 
 from lambdarag.config.domain import domain_overrides, init_domain, open_domain
+from lambdarag.config.env import env_settings
 from lambdarag.config.load import to_plain
 
 
@@ -52,25 +54,28 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_config(args: argparse.Namespace) -> int:
     domain = open_domain(args.domain, args.base_dir)
-    print(render_config(to_plain(domain.config), domain_overrides(domain)))
+    print(render_config(to_plain(domain.config), domain_overrides(domain), env_settings(os.environ)[1]))
     return 0
 
 
-def render_config(plain: dict[str, Any], overridden: set[str]) -> str:
-    """YAML of the effective config; lines whose key the domain overrides end in '# <- instance.yml'."""
+def render_config(plain: dict[str, Any], overridden: set[str], env_vars: Mapping[str, str] | None = None) -> str:
+    """YAML of the effective config; lines whose key the domain overrides end in '# <- instance.yml', those an
+    environment variable sets in '# <- $LAMBDARAG__...' (that one wins)."""
+    marks = {path: "  # <- instance.yml" for path in overridden}
+    marks.update({path: f"  # <- ${var}" for path, var in (env_vars or {}).items()})
     lines: list[str] = []
-    _render(plain, overridden, "", 0, lines)
+    _render(plain, marks, "", 0, lines)
     return "\n".join(lines)
 
 
-def _render(node: dict[str, Any], overridden: set[str], prefix: str, depth: int, out: list[str]) -> None:
+def _render(node: dict[str, Any], marks: Mapping[str, str], prefix: str, depth: int, out: list[str]) -> None:
     pad = "  " * depth
     for key, value in node.items():
         path = f"{prefix}.{key}" if prefix else key
-        mark = "  # <- instance.yml" if path in overridden else ""
+        mark = marks.get(path, "")
         if isinstance(value, dict) and value:
             out.append(f"{pad}{key}:{mark}")
-            _render(value, overridden, path, depth + 1, out)
+            _render(value, marks, path, depth + 1, out)
         else:
             dumped = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True, width=10_000).strip()
             dumped = dumped.removesuffix("\n...").removesuffix("...").strip()

@@ -1,6 +1,7 @@
 """Load agent-config.yml, deep-merge a domain's instance.yml over it, validate into frozen dataclasses.
 
-Merge rules (documented in README and docs/CONFIG.md):
+Merge rules (documented in README and docs/CONFIG.md); ``LAMBDARAG__SECTION__KEY`` environment variables
+(config/env.py) are merged last, over the instance file:
 - mappings merge key by key, recursively;
 - any other value, lists included, replaces the inherited one;
 - ``key+: [...]`` appends to the inherited list ``key`` (and ``key+: {...}`` adds to a mapping
@@ -20,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from lambdarag.config.env import env_settings, yaml_key
 from lambdarag.config.schema import PROMPT_PLACEHOLDERS, Config
 from lambdarag.errors import ConfigError
 
@@ -101,15 +103,18 @@ def load_config_with_sources(
     base_path = base_file or default_config_file()
     base = read_yaml(base_path)
     build(Config, base, _Where(str(base_path), set(), ""))
+    env_override, env_vars = env_settings(os.environ)
     if instance_file is None or not instance_file.exists():
-        return build(Config, base, _Where(str(base_path), set(), "")), set()
-    override = read_yaml(instance_file)
-    try:
-        merged = merge(base, override)
-    except TypeError as exc:
-        raise ConfigError(str(instance_file), "", str(exc)) from exc
-    paths = override_paths(override)
-    return build(Config, merged, _Where(str(base_path), paths, str(instance_file))), paths
+        merged, paths, where = base, set(), _Where(str(base_path), set(), "", env_vars)
+    else:
+        override = read_yaml(instance_file)
+        try:
+            merged = merge(base, override)
+        except TypeError as exc:
+            raise ConfigError(str(instance_file), "", str(exc)) from exc
+        paths = override_paths(override)
+        where = _Where(str(base_path), paths, str(instance_file), env_vars)
+    return build(Config, merge(merged, env_override), where), paths
 
 
 def config_with(config: Config, override: Mapping[str, Any], source: str = "<tuning proposal>") -> Config:
@@ -126,10 +131,16 @@ class _Where:
     base_file: str
     override: set[str]
     override_file: str
+    env_vars: Mapping[str, str] = dataclasses.field(default_factory=dict)  # dotted path -> LAMBDARAG__ variable
 
     def file_for(self, path: str) -> str:
+        below = [var for name, var in self.env_vars.items() if name.startswith(path + ".")]
+        if below:  # an unknown section or key that only a variable's path holds
+            return f"environment variable {below[0]}"
         parts = path.split(".")
         for i in range(len(parts), 0, -1):
+            if ".".join(parts[:i]) in self.env_vars:
+                return f"environment variable {self.env_vars['.'.join(parts[:i])]}"
             if ".".join(parts[:i]) in self.override:
                 return self.override_file
         return self.base_file
@@ -153,11 +164,6 @@ def build(cls: type[Any], data: Any, where: _Where, path: str = "") -> Any:
     if cls.__name__ == "PromptsConfig":
         _check_prompts(values, where, path)
     return cls(**values)
-
-
-def yaml_key(fld: dataclasses.Field[Any]) -> str:
-    """The YAML key of a field: its name, or metadata "key" where the YAML word is a Python keyword (sync.from)."""
-    return str(fld.metadata.get("key", fld.name))
 
 
 def _convert(tp: Any, value: Any, where: _Where, path: str, meta: Mapping[str, Any]) -> Any:

@@ -249,6 +249,15 @@ class TagsConfig:
 
 
 @dataclass(frozen=True)
+class FaqConfig:
+    """Curated answers (lambdarag/faq/): a question close enough to one is answered from it."""
+
+    enabled: bool
+    file: str  # relative to the domain folder
+    threshold: float = field(metadata=rng(0, 1))
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig
     llm: LLMConfig
@@ -269,3 +278,4 @@ class Config:
     documents: DocumentsConfig
     sync: SyncConfig
     tags: TagsConfig
+    faq: FaqConfig

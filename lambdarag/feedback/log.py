@@ -32,7 +32,7 @@ RATINGS_LOG = "ratings.jsonl"
 # Fields that carry the question's text, at any depth of a record (the gate's attempts and the
 # channel queries repeat it): the privacy option applies to all of them.
 TEXT_FIELDS = frozenset({
-    "query", "condensed", "question", "original", "rewritten", "keywords",
+    "query", "condensed", "question", "original", "rewritten", "keywords", "answer",
     "bm25_query", "dense_query", "graph_query", "wiki_query",
 })
 RATINGS = ("up", "down")

@@ -53,6 +53,8 @@ def query_record(result: Result) -> dict[str, Any]:
         "relevance": result.relevance,
         "answer_method": result.answer_method,
         "answer_chars": len(result.answer),
+        "answer": result.answer,  # what `lambdarag faq promote` turns into a curated answer when it is liked
         "citations": [c.chunk_id for c in result.citations],
+        "citation_numbers": [c.n for c in result.citations],  # the [n] of each citation in the answer
         "latency_ms": {k: round(v, 2) for k, v in result.timings.items()},
     }

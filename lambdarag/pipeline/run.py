@@ -21,6 +21,7 @@ from lambdarag.answer.generate import AnswerStream, Generation, generate, not_fo
 from lambdarag.answer.grounding import apply_grounding, check_grounding
 from lambdarag.answer.needs import question_need
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
+from lambdarag.faq.lookup import FaqLookup, faq_citations, faq_lookup, has_faq
 from lambdarag.feedback.log import now_iso
 from lambdarag.models.llm import LLMClient
 from lambdarag.options import PipelineOptions
@@ -66,6 +67,7 @@ class _Request:
     evidence_ids: list[str] = field(default_factory=list)
     slots: SlotResult = field(default_factory=SlotResult)
     packed: Packed = field(default_factory=lambda: Packed("", [], [], [], []))
+    faq: FaqLookup | None = None  # the curated answers' decision (answer() and answer_stream() only)
 
 
 def answer(kb: KnowledgeBase, question: str, history: Sequence[Turn] = (), session_id: str | None = None,
@@ -124,7 +126,7 @@ def _explain(req: _Request) -> dict[str, Any]:
 def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_id: str | None,
              options: PipelineOptions) -> _Request:
     req = _Request(kb, question, session_id, options, kb.llm if options.use_llm else None)
-    _front(req, history)
+    _front(req, history, faq=True)
     assert req.condensed is not None
     with req.stages.stage("evidence"):
         _expand_evidence(req)
@@ -141,11 +143,20 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
     return req
 
 
-def _front(req: _Request, history: Sequence[Turn]) -> None:
-    """condense → intent → expand → retrieve: the stages every answer runs before its evidence."""
+def _front(req: _Request, history: Sequence[Turn], faq: bool = False) -> None:
+    """condense → (FAQ) → intent → expand → retrieve: the stages every answer runs before its evidence; a
+    question close enough to a curated one is answered from it, without retrieval (lambdarag/faq/)."""
+    kb = req.kb
     with req.stages.stage("condense"):
-        req.condensed = condense(req.question, history, req.llm, req.kb.config.prompts.condense)
+        req.condensed = condense(req.question, history, req.llm, kb.config.prompts.condense)
+    if faq and has_faq(kb.domain.root, kb.config.faq):  # a domain without curated answers has no "faq" stage
+        with req.stages.stage("faq"):
+            req.faq = faq_lookup(kb.domain.root, kb.config.faq, kb.tokenizer, req.condensed.question)
     _understand(req, history)
+    if req.faq is not None and req.faq.entry is not None:
+        req.found, req.relevance = True, "PRECISE"
+        req.packed.citations.extend(faq_citations(req.faq.entry, kb.chunks, kb.config.context.excerpt_chars))
+        return
     _retrieve(req)
 
 
@@ -219,6 +230,8 @@ def _generation(req: _Request, stream: bool) -> Generation | AnswerStream:
     assert req.condensed is not None and req.intent is not None and req.expansion is not None
     if not req.found:
         return not_found_answer(req.condensed.question, req.kb.config)
+    if req.faq is not None and req.faq.entry is not None:
+        return Generation(req.faq.entry.answer, "faq")
     question, intent, slots = req.condensed.question, req.intent.intent, req.slots.slots
     keywords, domain = req.expansion.keywords, req.kb.domain.name
     if stream:
@@ -236,7 +249,8 @@ def _finish(req: _Request, generation: Generation) -> Result:
         if generation.method == "llm":
             text = apply_grounding(text, supports, kb.config.llm.ungrounded)
     cited = _cited_numbers(text)
-    result = _result(req, generation, text, [c for c in req.packed.citations if c.n in cited])
+    faq = generation.method == "faq"  # a curated answer shows its sources whether or not it marks them [n]
+    result = _result(req, generation, text, [c for c in req.packed.citations if faq or c.n in cited])
     result.grounding = [s.to_dict() for s in supports]
     result.trace["grounding"] = {"mode": kb.config.llm.ungrounded if generation.method == "llm" else "report",
                                  "sentences": result.grounding,
@@ -289,6 +303,8 @@ def _base_trace(req: _Request) -> dict[str, Any]:
         "expansion": req.expansion.to_dict() if req.expansion else None,
         "found": req.found, "relevance": req.relevance,
     }
+    if req.faq is not None:
+        trace["faq"] = req.faq.to_dict()
     if req.retrieval is not None:
         trace.update(retrieval_trace(req.retrieval))
     kb = req.kb

@@ -35,7 +35,7 @@ def degraded_paths(trace: dict[str, Any]) -> list[dict[str, str]]:
     """Every stage that fell back from its preferred path, with the reason (LLM errors, dead channels, an installed
     learned-stage model that was refused, a reranker that timed out, failed or answered something unusable)."""
     out: list[dict[str, str]] = []
-    for stage in ("condense", "intent", "slots", "generation"):
+    for stage in ("condense", "faq", "intent", "slots", "generation"):
         error = (trace.get(stage) or {}).get("error")
         if error:
             out.append({"stage": stage, "error": str(error)})

@@ -57,9 +57,9 @@ def create_app(domain: Domain | str | None = None) -> Flask:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from lambdarag.server import admin, ask, documents, feedback_api, health, lookup, openai_api, search, web
+    from lambdarag.server import admin, ask, documents, faq_api, feedback_api, health, lookup, openai_api, search, web
 
-    for module in (ask, search, lookup, openai_api, feedback_api, admin, documents, health, web):
+    for module in (ask, search, lookup, openai_api, feedback_api, faq_api, admin, documents, health, web):
         app.register_blueprint(module.bp)
 
 

@@ -22,7 +22,7 @@ from lambdarag.server.auth import KeyRing, presented_key
 from lambdarag.server.ratelimit import RateLimiter
 
 API_BLUEPRINTS = frozenset({"ask", "search", "lookup", "openai", "feedback"})
-LIMITED_BLUEPRINTS = API_BLUEPRINTS | {"admin", "documents"}  # documents: keyed in its routes (write scope)
+LIMITED_BLUEPRINTS = API_BLUEPRINTS | {"admin", "documents", "faq"}  # documents: keyed in its routes (write scope)
 GUARD_KEY = "lambdarag.guard"
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
 CORS_ALLOW_HEADERS = "Authorization, Content-Type, X-API-Key"

@@ -28,8 +28,8 @@ def samples_from_logs(feedback_dir: Path) -> tuple[list[Sample], dict[str, int]]
         stats["liked"] += 1
         rankings = record.get("channels") or {}
         liked = [str(c) for c in record.get("citations") or []]
-        if not liked or not isinstance(rankings, dict) or not record.get("intent"):
-            continue  # an answer liked without citations does not say which chunks were right
+        if not liked or not isinstance(rankings, dict) or not rankings or not record.get("intent"):
+            continue  # liked without citations says not which chunks were right; an FAQ answer ranked nothing
         spread = float(record.get("document_spread") or 0.0)  # a log from before the document channel: 0
         samples.append(make_sample(str(record["request_id"]), str(record["intent"]), rankings, liked, "rating", spread))
         stats["usable"] += 1

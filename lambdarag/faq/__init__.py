@@ -1,0 +1,1 @@
+"""Curated answers: question → answer pairs a domain keeps, matched before retrieval (docs/FAQ.md)."""
