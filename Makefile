@@ -14,7 +14,7 @@ $(VENV)/.installed-serve: pyproject.toml
 
 $(VENV)/.installed-test: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[local-embeddings,demo,eval,test]'
+	$(PY) -m pip install -q -e '.[local-embeddings,demo,eval,test,milvus]'
 	touch $@ $(VENV)/.installed-serve
 
 ## serve: build the bundled demo domain (incremental) and serve it on 127.0.0.1:$(PORT)

@@ -36,6 +36,7 @@ INSTALL_HINT = "install the milvus extra: pip install -e '.[milvus]' (or set ret
 PARAMS_KEY = "lambdarag.params"  # the collection property holding what it was built with
 SCHEMA_VERSION = 1
 PROBE_TIMEOUT_S = 1.0
+NOT_LOADED = 101  # Milvus's error code for a search of a collection that is not loaded
 _STAMP_RE = r"__v\d{14}_\d+"
 _clients: dict[tuple[int, str, str, str], Any] = {}  # (pid, uri, db, token digest) → MilvusClient
 _clients_lock = threading.Lock()
@@ -208,19 +209,22 @@ class SyncReport:
     dropped: tuple[str, ...] = ()
 
 
-def upsert_changed(cl: Any, collection: str, ids: Sequence[str], hashes: Sequence[str],
-                   rows: Callable[[Sequence[int]], list[dict[str, Any]]], batch: int) -> SyncReport:
-    """Upsert the rows whose content hash differs from the stored one, delete the ids no chunk has any more."""
-    stored = existing_hashes(cl, collection, batch)
+def changes(stored: Mapping[str, str], ids: Sequence[str], hashes: Sequence[str]) -> tuple[list[int], list[str]]:
+    """(rows whose content hash differs from the stored one, stored ids no chunk has any more)."""
     changed = [i for i, (cid, digest) in enumerate(zip(ids, hashes, strict=True)) if stored.get(cid) != digest]
+    return changed, sorted(set(stored) - set(ids))
+
+
+def upsert_changed(cl: Any, collection: str, changed: Sequence[int], gone: Sequence[str], total: int,
+                   rows: Callable[[Sequence[int]], list[dict[str, Any]]], batch: int) -> SyncReport:
+    """Upsert the changed rows and delete the gone ids in place."""
     for part in in_batches(changed, batch):
         cl.upsert(collection, rows(part))
-    gone = sorted(set(stored) - set(ids))
     for id_part in in_batches(gone, batch):
         cl.delete(collection, ids=list(id_part))
     if changed or gone:
         cl.flush(collection)
-    return SyncReport(collection, "incremental", len(changed), len(gone), len(ids))
+    return SyncReport(collection, "incremental", len(changed), len(gone), total)
 
 
 def fill_new(cl: Any, where: Target, schema: Any, index_params: Any, params: Mapping[str, Any], count: int,
@@ -269,10 +273,18 @@ class Searcher:
                expr: str | None = None) -> list[tuple[str, float]]:
         """(chunk id, raw distance) of the k best rows; ``expr`` a Milvus filter expression over the metadata."""
         start = time.perf_counter()
+        request = {"data": [data], "anns_field": field, "limit": k, "filter": expr or "", "output_fields": ["chunk_id"],
+                   "search_params": {"params": dict(params)} if params else {}, "timeout": self.timeout_s}
         try:
-            result = client(self.where, self.connect_timeout_s).search(
-                self.where.alias, data=[data], anns_field=field, limit=k, filter=expr or "", output_fields=["chunk_id"],
-                search_params={"params": dict(params)} if params else {}, timeout=self.timeout_s)
+            cl = client(self.where, self.connect_timeout_s)
+            try:
+                result = cl.search(self.where.alias, **request)
+            except Exception as exc:
+                if getattr(exc, "code", None) != NOT_LOADED:
+                    raise
+                # a restarted milvus-lite server holds its collections released: load it again, once
+                cl.load_collection(self.where.alias, timeout=self.timeout_s)
+                result = cl.search(self.where.alias, **request)
         except ServiceError as exc:
             self.outcome.record("error", str(exc), (time.perf_counter() - start) * 1000)
             raise

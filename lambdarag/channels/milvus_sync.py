@@ -13,7 +13,7 @@ the collection, and the channels drop hits of chunks it does not hold.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +26,12 @@ from lambdarag.channels.manifest import Manifest, chunks_hash, current_chunks, p
 from lambdarag.channels.milvus_store import (
     Searcher,
     SyncReport,
+    changes,
     check_served,
     client,
     collection_params,
     current_collection,
+    existing_hashes,
     fill_new,
     require_pymilvus,
     target,
@@ -95,33 +97,46 @@ def sync(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) 
     scalar = [rows_.scalar_row(c, rows_.token_text(tokenizer, c.index_text) if tokenizer else None)
               for c in iterate(chunks, progress, "milvus rows", "chunk")]
     embedder = dense_embedder(domain)
-    dim = embedder.dim if embedder else 0
-    embedding = (local_vector.embedding_params(embedder.name, embedder.model, dim, domain.config.embedding)
-                 if embedder else None)
     try:
         cl = client(where, cfg.timeout_s)
         lite = where.lite_file or "lite" in str(cl.get_server_version()).lower()
-        analyzer = rows_.analyzer_params(cfg.analyzer, terms, lite)
-        params = collection_params(domain, dim, embedding, analyzer)
+        params = collection_params(domain, embedder.dim if embedder else 0, _embedding(domain, embedder),
+                                   rows_.analyzer_params(cfg.analyzer, terms, lite))
         with vectors_for(domain, chunks, embedder, progress) as (vector, embedded):
 
             def rows(indices: Sequence[int]) -> list[dict[str, Any]]:
                 return [{**scalar[i], rows_.DENSE: vector(i)} if vector else scalar[i] for i in indices]
 
-            current = current_collection(cl, where.alias)
-            if current is not None and current[1] == params:
-                ids, hashes = [r["chunk_id"] for r in scalar], [r["hash"] for r in scalar]
-                report = upsert_changed(cl, current[0], ids, hashes, rows, cfg.batch_size)
-            else:
-                schema = rows_.schema(pymilvus, cfg.analyzer, analyzer, dim)
-                indexes = rows_.index_params(cl, dim, cfg.dense_index, cfg.dense_params, params["bm25"])
-                report = fill_new(cl, where, schema, indexes, params, len(scalar), rows, cfg.batch_size,
-                                  current[0] if current else None)
+            report = _write(domain, cl, pymilvus, params, scalar, rows, lite)
     except LambdaRAGError:
         raise
     except Exception as exc:  # MilvusException, gRPC and OS errors: the build step fails with one line
         raise unreachable(where, exc) from None
     return Synced(report, terms, params, embedded, time.monotonic() - start)
+
+
+def _embedding(domain: Domain, embedder: Embedder | None) -> dict[str, object] | None:
+    if embedder is None:
+        return None
+    return local_vector.embedding_params(embedder.name, embedder.model, embedder.dim, domain.config.embedding)
+
+
+def _write(domain: Domain, cl: Any, pymilvus: Any, params: dict[str, Any], scalar: Sequence[dict[str, Any]],
+           rows: Callable[[Sequence[int]], list[dict[str, Any]]], lite: bool) -> SyncReport:
+    """Upserts and deletes in the served collection when its parameters agree and the policy allows (on
+    milvus-lite ``auto`` does not: its BM25 statistics are per segment); else a fresh collection."""
+    cfg, where = domain.config.retrieval.milvus, target(domain)
+    current = current_collection(cl, where.alias)
+    if current is not None and current[1] == params:
+        ids, hashes = [r["chunk_id"] for r in scalar], [r["hash"] for r in scalar]
+        changed, gone = changes(existing_hashes(cl, current[0], cfg.batch_size), ids, hashes)
+        in_place = cfg.incremental == "always" or (cfg.incremental == "auto" and not lite)
+        if in_place or not (changed or gone):
+            return upsert_changed(cl, current[0], changed, gone, len(ids), rows, cfg.batch_size)
+    schema = rows_.schema(pymilvus, cfg.analyzer, params["analyzer_params"], params["dim"])
+    indexes = rows_.index_params(cl, params["dim"], cfg.dense_index, cfg.dense_params, params["bm25"])
+    return fill_new(cl, where, schema, indexes, params, len(scalar), rows, cfg.batch_size,
+                    current[0] if current else None)
 
 
 def publish_manifest(domain: Domain, channel: str, chunks: Sequence[Chunk], synced: Synced,

@@ -122,6 +122,7 @@ class MilvusConfig:
     collection_prefix: str  # collection alias = prefix + domain name
     timeout_s: float = field(metadata=rng(0.1, 3600))  # connection and build calls; searches use the channel budget
     analyzer: str = field(metadata=choice("lambdarag", "jieba"))
+    incremental: str = field(metadata=choice("auto", "always", "never"))  # auto: upserts except on milvus-lite
     dense_index: str = field(metadata=choice("FLAT", "HNSW", "IVF_FLAT", "AUTOINDEX"))
     dense_params: Mapping[str, int] = field(metadata=rng(1, 1_000_000))
     search_params: Mapping[str, int] = field(metadata=rng(1, 1_000_000))
