@@ -22,6 +22,7 @@ from lambdarag.text.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
+    from lambdarag.models.embeddings import Embedder
 
 NAME = "bm25"
 FOLDER = "milvus-bm25"
@@ -34,9 +35,10 @@ def checked_params(domain: Domain) -> dict[str, Any]:
     return {"analyzer": cfg.analyzer, "bm25": [cfg.bm25_k1, cfg.bm25_b], "tokenizer": Tokenizer(()).name}
 
 
-def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
+          embedder: Embedder | None = None) -> BuildResult:
     """Sync the collection with ``chunks`` and publish index/milvus-bm25."""
-    synced = sync(domain, chunks, progress)
+    synced = sync(domain, chunks, progress, embedder)
     publish_manifest(domain, FOLDER, chunks, synced, checked_params(domain))
     reused = len(chunks) - synced.report.upserted
     return BuildResult(NAME, len(chunks), synced.seconds, reused=reused, detail=summary(synced))

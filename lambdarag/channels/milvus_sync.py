@@ -62,11 +62,11 @@ class Synced:
     seconds: float
 
 
-def dense_embedder(domain: Domain) -> Embedder | None:
+def dense_embedder(domain: Domain, embedder: Embedder | None = None) -> Embedder | None:
     """The embedder whose vectors the collection holds; None when the vector channel is off or has no backend."""
     if domain.config.embedding.backend == "none" or not domain.config.retrieval.channels["vector"].enabled:
         return None
-    return local_vector.build_embedder(domain)
+    return local_vector.build_embedder(domain, embedder)
 
 
 @contextmanager
@@ -85,9 +85,11 @@ def vectors_for(domain: Domain, chunks: Sequence[Chunk], embedder: Embedder | No
         yield vector, embedded
 
 
-def sync(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> Synced:
+def sync(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
+         embedder: Embedder | None = None) -> Synced:
     """Bring the domain's collection to ``chunks``: upserts and deletes by content hash, or a fresh collection
-    behind the alias when the parameters changed. Any Milvus failure is a ServiceError naming the server."""
+    behind the alias when the parameters changed (``embedder``: instead of the config's, like vector.build).
+    Any Milvus failure is a ServiceError naming the server."""
     start = time.monotonic()
     cfg = domain.config.retrieval.milvus
     where = target(domain)
@@ -96,7 +98,7 @@ def sync(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) 
     tokenizer = Tokenizer(terms) if cfg.analyzer == "lambdarag" else None
     scalar = [rows_.scalar_row(c, rows_.token_text(tokenizer, c.index_text) if tokenizer else None)
               for c in iterate(chunks, progress, "milvus rows", "chunk")]
-    embedder = dense_embedder(domain)
+    embedder = dense_embedder(domain, embedder)
     try:
         cl = client(where, cfg.timeout_s)
         lite = where.lite_file or "lite" in str(cl.get_server_version()).lower()

@@ -24,6 +24,7 @@ from lambdarag.records import Chunk, Hit
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
+    from lambdarag.models.embeddings import Embedder
 
 NAME = "vector"
 FOLDER = "milvus-vector"
@@ -46,10 +47,11 @@ def _refuse_disabled(domain: Domain) -> None:
         raise local_unavailable_error()
 
 
-def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None) -> BuildResult:
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
+          embedder: Embedder | None = None) -> BuildResult:
     """Sync the collection (vectors from the cache, embedding only what it lacks); publish index/milvus-vector."""
     _refuse_disabled(domain)
-    synced = sync(domain, chunks, progress)
+    synced = sync(domain, chunks, progress, embedder)
     publish_manifest(domain, FOLDER, chunks, synced, checked_params(domain))
     reused = len(chunks) - synced.embedded
     return BuildResult(NAME, len(chunks), synced.seconds, reused=reused, detail=summary(synced))
