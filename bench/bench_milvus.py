@@ -64,8 +64,8 @@ def base_texts() -> list[str]:
         return [p[i : i + CHUNK_CHARS] for p in passages for i in range(0, len(p), CHUNK_CHARS) if p[i:].strip()]
     import jieba
 
-    words = [w for w, _ in zip(open(jieba.get_dict_file(), encoding="utf-8"), range(60_000), strict=False)]
-    words = [w.split()[0] for w in words]
+    with jieba.get_dict_file() as dictionary:
+        words = [line.decode("utf-8").split()[0] for line, _ in zip(dictionary, range(60_000), strict=False)]
     rng = random.Random(0)
     return ["".join(rng.choices(words, k=120)) for _ in range(5000)]
 
