@@ -123,8 +123,10 @@ def forget_client(where: Target) -> None:
 def unreachable(where: Target, exc: BaseException) -> ServiceError:
     """The error for a Milvus call that failed, naming the address and the cause in one line."""
     reason = " ".join(str(getattr(exc, "message", "") or exc).split())[:300]
-    return ServiceError(f"Milvus at {where.where()} failed ({type(exc).__name__}: {reason})",
-                        "check that the server runs and retrieval.milvus.uri / token_env are right")
+    hint = ("a milvus-lite file is open in one process at a time (a server worker or a build may hold it): "
+            "for several processes run `milvus-lite server` or Milvus Standalone and set retrieval.milvus.uri"
+            if where.lite_file else "check that the server runs and retrieval.milvus.uri / token_env are right")
+    return ServiceError(f"Milvus at {where.where()} failed ({type(exc).__name__}: {reason})", hint)
 
 
 def collection_params(domain: Domain, dim: int, embedding: Mapping[str, object] | None,
