@@ -7,6 +7,7 @@ coming back, and the one-line error when the milvus extra is not installed.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -278,3 +279,36 @@ def test_without_the_extra_the_backend_is_a_one_line_error_naming_the_install(tm
     assert len(lines) == 1 and "failed: retrieval.backend is milvus but pymilvus is not installed" in lines[0]
     assert "pip install -e '.[milvus]'" in lines[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_jieba_analyzer_lets_milvus_cut_the_text(tmp_path: Path, fake: FakeOpenAI) -> None:
+    domain = milvus_domain(tmp_path, fake.base_url, extra="    analyzer: jieba\n")
+    try:
+        kb = KnowledgeBase.load(domain)
+        params = current_collection(client(target(domain), 10), target(domain).alias)
+        assert params is not None and params[1]["analyzer_params"]["tokenizer"]["type"] == "jieba"
+        assert "tokens" not in client(target(domain), 10).describe_collection(target(domain).alias)["fields"]
+        assert docs_of(kb.channels["bm25"].search(QUESTION, 3))[0] == TRAVEL
+        assert docs_of(kb.channels["bm25"].search("预算科的联系人", 3))[0] == "财务处联系方式"
+    finally:
+        forget_client(target(domain))
+
+
+HOLD_CHANNELS = """
+import json, sys
+from lambdarag.channels import load_channels
+from lambdarag.config.domain import open_domain
+_, errors = load_channels(open_domain("kb", sys.argv[1]), ["bm25"])
+print(json.dumps(errors, ensure_ascii=False))
+"""
+
+
+def test_a_milvus_lite_file_held_by_another_process_is_reported_with_the_server_alternative(
+        domain: Domain) -> None:
+    assert load_channels(domain, ["bm25"])[1] == {}  # this process holds index/milvus.db now
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", HOLD_CHANNELS, str(domain.root.parent)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    error = json.loads(done.stdout.strip().splitlines()[-1])["bm25"]
+    assert str(domain.index_dir / "milvus.db") in error and "one process at a time" in error
+    assert "milvus-lite server" in error
