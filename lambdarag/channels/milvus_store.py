@@ -106,7 +106,7 @@ def client(where: Target, timeout_s: float) -> Any:
                 _clients[key] = pymilvus.MilvusClient(uri=where.uri, token=where.token or "", db_name=where.db_name,
                                                       timeout=timeout_s)
             except Exception as exc:  # pymilvus raises MilvusException, grpc or OS errors alike
-                raise unreachable(where, exc) from None
+                raise unreachable(where, exc, opening=True) from None
         return _clients[key]
 
 
@@ -120,12 +120,16 @@ def forget_client(where: Target) -> None:
                 continue
 
 
-def unreachable(where: Target, exc: BaseException) -> ServiceError:
+def unreachable(where: Target, exc: BaseException, opening: bool = False) -> ServiceError:
     """The error for a Milvus call that failed, naming the address and the cause in one line."""
     reason = " ".join(str(getattr(exc, "message", "") or exc).split())[:300]
-    hint = ("a milvus-lite file is open in one process at a time (a server worker or a build may hold it): "
-            "for several processes run `milvus-lite server` or Milvus Standalone and set retrieval.milvus.uri"
-            if where.lite_file else "check that the server runs and retrieval.milvus.uri / token_env are right")
+    if opening and where.lite_file:
+        hint = ("a milvus-lite file is open in one process at a time (a server worker or a build may hold it): "
+                "for several processes run `milvus-lite server` or Milvus Standalone and set retrieval.milvus.uri")
+    else:
+        hint = ("check that the server runs, that retrieval.milvus.uri / token_env are right and that it answers "
+                "within the channel's budget (retrieval.channels.<name>.timeout_s; milvus-lite slows past ~10^4 "
+                "rows: docs/SCALING.md)")
     return ServiceError(f"Milvus at {where.where()} failed ({type(exc).__name__}: {reason})", hint)
 
 
