@@ -4,10 +4,11 @@
     .venv/bin/python bench/bench_milvus.py --sizes 2000,10000  # others
     .venv/bin/python bench/bench_milvus.py --max-build-s 900   # skip milvus-lite sizes whose build would exceed it
 
-Every (backend, size) runs in a fresh child process, so its resident memory is its own: build the bm25 and
-vector channels from the same chunks and vectors (random unit vectors through the vector cache: the model is
-not measured), load them, then time 100 BM25 and 100 vector searches (wall and CPU per query) and read the
-process's resident set (VmRSS, VmHWM). Chunks are DomainRAG passages (../shared/evaldata) cut to ~300
+Every (backend, size) builds the bm25 and vector channels in one child process, from the same chunks and vectors
+(random unit vectors through the vector cache: the model is not measured), then loads them in a second, fresh
+one, as a server worker would, times 100 BM25 and 100 vector searches (wall and CPU per query) and reads its
+resident set before the load (interpreter, code, chunk list) and after the searches (the index loaded and
+searched, tokenizer dictionary and, for milvus-lite, its in-process server included). Chunks are DomainRAG passages (../shared/evaldata) cut to ~300
 characters and repeated with a numbered suffix to reach the size; without the data set, jieba dictionary
 words. Figures are printed as a Markdown table (docs/SCALING.md quotes them) and saved to bench/milvus.json.
 """
@@ -112,42 +113,54 @@ def timed_searches(search: Any, queries: Sequence[Any]) -> dict[str, float]:
             "cpu_ms": round(cpu, 2), "over_2s": sum(w > 2000 for w in walls)}
 
 
-def child(backend: str, size: int) -> dict[str, Any]:
-    """One backend at one size, in this (fresh) process."""
+def queries(chunks: Sequence[Chunk]) -> tuple[list[str], list[np.ndarray]]:
+    """The same BM25 and vector queries for both backends: pieces and vectors of sampled chunks."""
+    sample = random.Random(1).sample(list(chunks), QUERIES)
+    return [c.text[:16] for c in sample], [RandomEmbedder().embed_query(c.text) for c in sample]
+
+
+def build_phase(backend: str, size: int, folder: Path) -> dict[str, Any]:
+    """Build the bm25 and vector channels of ``backend`` into ``folder`` (this process only builds)."""
+    chunks, embedder = make_chunks(size), RandomEmbedder()
+    domain = domain_for(folder, backend)
+    vector.build(domain, chunks, progress=False, embedder=embedder)  # fills the vector cache for both backends
+    start, cpu = time.perf_counter(), time.process_time()
+    if backend == "local":
+        bm25.build(domain, chunks, progress=False)
+    else:
+        milvus_bm25.build(domain, chunks, progress=False, embedder=embedder)
+        milvus_vector.build(domain, chunks, progress=False, embedder=embedder)
+    return {"wall_s": round(time.perf_counter() - start, 1), "cpu_s": round(time.process_time() - cpu, 1),
+            "peak_mb": rss_mb()["VmHWM"]}
+
+
+def serve_phase(backend: str, size: int, folder: Path) -> dict[str, Any]:
+    """Load the built channels in this fresh process, as a server worker would, and time searches."""
     chunks = make_chunks(size)
-    embedder = RandomEmbedder()
-    rng = random.Random(1)
-    sample = rng.sample(chunks, QUERIES)
-    text_queries = [c.text[:16] for c in sample]
-    vectors = [embedder.embed_query(c.text) for c in sample]
-    with tempfile.TemporaryDirectory(prefix="bench-milvus-") as tmp:
-        domain = domain_for(Path(tmp), backend)
-        mods = (bm25, vector) if backend == "local" else (milvus_bm25, milvus_vector)
-        vector.build(domain, chunks, progress=False, embedder=embedder)  # fills the vector cache for both
-        before = rss_mb()
-        start, cpu = time.perf_counter(), time.process_time()
-        mods[0].build(domain, chunks, progress=False, **({"embedder": embedder} if backend == "milvus" else {}))
-        if backend == "milvus":
-            mods[1].build(domain, chunks, progress=False, embedder=embedder)
-        build = {"wall_s": round(time.perf_counter() - start, 1), "cpu_s": round(time.process_time() - cpu, 1)}
-        start = time.perf_counter()
-        lexical, dense = mods[0].load(domain, chunks), mods[1].load(domain, chunks)
-        load_s = round(time.perf_counter() - start, 2)
-        bm25_times = timed_searches(lambda q: lexical.search(q, TOP_K), text_queries)
-        dense_search = (lambda v: vector.top_k(dense.vectors, v, TOP_K)) if backend == "local" else (
-            lambda v: dense.searcher.search([float(x) for x in v], "dense", TOP_K, {"ef": 128}))
-        vector_times = timed_searches(dense_search, vectors)
-        return {"backend": backend, "size": size, "build": build, "load_s": load_s, "bm25": bm25_times,
-                "vector": vector_times, "rss_before_build_mb": before["VmRSS"], **rss_mb()}
+    text_queries, vectors = queries(chunks)
+    domain = open_domain("bench", folder)
+    base = rss_mb()["VmRSS"]  # the interpreter, the code and the chunk list a worker holds anyway
+    mods = (bm25, vector) if backend == "local" else (milvus_bm25, milvus_vector)
+    start = time.perf_counter()
+    lexical, dense = mods[0].load(domain, chunks), mods[1].load(domain, chunks)
+    load_s = round(time.perf_counter() - start, 2)
+    bm25_times = timed_searches(lambda q: lexical.search(q, TOP_K), text_queries)
+    dense_search = (lambda v: vector.top_k(dense.vectors, v, TOP_K)) if backend == "local" else (
+        lambda v: dense.searcher.search([float(x) for x in v], "dense", TOP_K, {"ef": 128}))
+    vector_times = timed_searches(dense_search, vectors)
+    now = rss_mb()
+    return {"load_s": load_s, "bm25": bm25_times, "vector": vector_times, "base_mb": base,
+            "VmRSS": now["VmRSS"], "VmHWM": now["VmHWM"], "index_mb": round(now["VmRSS"] - base, 1)}
 
 
-def run_child(backend: str, size: int, timeout_s: float) -> dict[str, Any] | None:
-    command = [sys.executable, __file__, "--child", backend, "--sizes", str(size)]
+def run_child(backend: str, size: int, phase: str, folder: Path, timeout_s: float) -> dict[str, Any] | None:
+    command = [sys.executable, __file__, "--child", backend, "--phase", phase, "--folder", str(folder),
+               "--sizes", str(size)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, env={
             **os.environ, "PYTHONHASHSEED": "0"})
     except subprocess.TimeoutExpired:
-        print(f"{backend} at {size}: over {timeout_s:.0f} s, stopped", file=sys.stderr)
+        print(f"{backend} at {size}: {phase} over {timeout_s:.0f} s, stopped", file=sys.stderr)
         return None
     if done.returncode != 0:
         print(done.stderr[-3000:], file=sys.stderr)
@@ -156,13 +169,23 @@ def run_child(backend: str, size: int, timeout_s: float) -> dict[str, Any] | Non
     return result
 
 
+def measure(backend: str, size: int, timeout_s: float) -> dict[str, Any] | None:
+    """Build in one child process, then load and search in another (its memory is the serving cost)."""
+    with tempfile.TemporaryDirectory(prefix="bench-milvus-") as tmp:
+        build = run_child(backend, size, "build", Path(tmp), timeout_s)
+        serve = run_child(backend, size, "serve", Path(tmp), timeout_s) if build else None
+    return {"backend": backend, "size": size, "build": build, **serve} if build and serve else None
+
+
 def table(results: Sequence[dict[str, Any]]) -> str:
-    head = ("| backend | chunks | build s (CPU s) | load s | BM25 p50 / p95 ms (CPU) | vector p50 / p95 ms (CPU) "
-            "| RSS MB | peak MB |\n|---|---|---|---|---|---|---|---|")
-    rows = [f"| {r['backend']} | {r['size']:,} | {r['build']['wall_s']} ({r['build']['cpu_s']}) | {r['load_s']} "
+    head = ("| backend | chunks | build s (CPU s) | build peak MB | load s | BM25 p50 / p95 ms (CPU) "
+            "| vector p50 / p95 ms (CPU) | worker before load MB | + loaded and searched MB |\n"
+            "|---|---|---|---|---|---|---|---|---|")
+    rows = [f"| {r['backend']} | {r['size']:,} | {r['build']['wall_s']} ({r['build']['cpu_s']}) "
+            f"| {r['build']['peak_mb']} | {r['load_s']} "
             f"| {r['bm25']['p50_ms']} / {r['bm25']['p95_ms']} ({r['bm25']['cpu_ms']}; {r['bm25']['over_2s']} > 2 s) "
             f"| {r['vector']['p50_ms']} / {r['vector']['p95_ms']} ({r['vector']['cpu_ms']}) "
-            f"| {r['VmRSS']} | {r['VmHWM']} |" for r in results]
+            f"| {r['base_mb']} | {r['index_mb']} |" for r in results]
     return "\n".join([head, *rows])
 
 
@@ -171,15 +194,18 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--max-build-s", type=float, default=1800.0, help="per child process")
     parser.add_argument("--child", choices=("local", "milvus"), help=argparse.SUPPRESS)
+    parser.add_argument("--phase", choices=("build", "serve"), help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.child:
-        print(json.dumps(child(args.child, sizes[0])))
+        phase = build_phase if args.phase == "build" else serve_phase
+        print(json.dumps(phase(args.child, sizes[0], args.folder)))
         return 0
     results = []
     for size in sizes:
         for backend in ("local", "milvus"):
-            result = run_child(backend, size, args.max_build_s)
+            result = measure(backend, size, args.max_build_s)
             if result is not None:
                 results.append(result)
                 print(table([result]).splitlines()[-1], file=sys.stderr)
