@@ -9,8 +9,8 @@ Every (backend, size) builds the bm25 and vector channels in one child process, 
 one, as a server worker would, times 100 BM25 and 100 vector searches (wall and CPU per query) and reads its
 resident set before the load (interpreter, code, chunk list) and after the searches (the index loaded and
 searched, tokenizer dictionary and, for milvus-lite, its in-process server included). Chunks are DomainRAG
-passages (../shared/evaldata) cut to ~300 characters and repeated with a numbered suffix to reach the size; without the data set, jieba dictionary
-words. Figures are printed as a Markdown table (docs/SCALING.md quotes them) and saved to bench/milvus.json.
+passages (../shared/evaldata) cut to ~300 characters and repeated with a numbered suffix to reach the size;
+without the data set, jieba dictionary words. Figures are printed as a Markdown table (docs/SCALING.md quotes them) and saved to bench/milvus.json.
 """
 
 from __future__ import annotations
