@@ -10,7 +10,8 @@ one, as a server worker would, times 100 BM25 and 100 vector searches (wall and 
 resident set before the load (interpreter, code, chunk list) and after the searches (the index loaded and
 searched, tokenizer dictionary and, for milvus-lite, its in-process server included). Chunks are DomainRAG
 passages (../shared/evaldata) cut to ~300 characters and repeated with a numbered suffix to reach the size;
-without the data set, jieba dictionary words. Figures are printed as a Markdown table (docs/SCALING.md quotes them) and saved to bench/milvus.json.
+without the data set, jieba dictionary words. Figures are printed as a Markdown table (docs/SCALING.md quotes
+them) and saved to bench/milvus.json.
 """
 
 from __future__ import annotations
