@@ -37,6 +37,7 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_extract.py
 	$(PY) bench/bench_build.py --write
 	$(PY) bench/bench_learned.py
+	$(PY) bench/bench_milvus.py --sizes 10000   # docs/SCALING.md's 100k row: --sizes 10000,100000 (about 20 min)
 
 ## eval-ci: the eval test tier (small real subsets of ../shared/evaldata; skipped when absent)
 eval-ci: $(VENV)/.installed-test
