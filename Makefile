@@ -14,7 +14,7 @@ $(VENV)/.installed-serve: pyproject.toml
 
 $(VENV)/.installed-test: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[local-embeddings,demo,eval,test]'
+	$(PY) -m pip install -q -e '.[local-embeddings,demo,eval,test,milvus]'
 	touch $@ $(VENV)/.installed-serve
 
 ## serve: build the bundled demo domain (incremental) and serve it on 127.0.0.1:$(PORT)
@@ -37,6 +37,7 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_extract.py
 	$(PY) bench/bench_build.py --write
 	$(PY) bench/bench_learned.py
+	$(PY) bench/bench_milvus.py --sizes 10000   # docs/SCALING.md's 100k row: --sizes 10000,100000 (about 20 min)
 
 ## eval-ci: the eval test tier (small real subsets of ../shared/evaldata; skipped when absent)
 eval-ci: $(VENV)/.installed-test

@@ -82,7 +82,8 @@ def domain_chunks(domain: Domain, staged: bool = False) -> list[Chunk]:
 def _channel_step(names: Sequence[str]) -> Callable[[Domain, bool | None, bool], tuple[BuildResult, ...]]:
     def step(domain: Domain, progress: bool | None, staged: bool) -> tuple[BuildResult, ...]:
         chunks = domain_chunks(domain, staged)
-        return tuple(channel_module(name).build(domain, chunks, progress=progress) for name in names)
+        backend = domain.config.retrieval.backend
+        return tuple(channel_module(name, backend).build(domain, chunks, progress=progress) for name in names)
 
     return step
 

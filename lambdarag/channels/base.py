@@ -35,6 +35,10 @@ CHANNEL_MODULES: dict[str, str] = {
     "wiki": "lambdarag.channels.wiki",
     "document": "lambdarag.channels.document",
 }
+# retrieval.backend: milvus puts these channels in a Milvus collection; the others stay local files
+BACKEND_MODULES: dict[str, dict[str, str]] = {
+    "milvus": {"bm25": "lambdarag.channels.milvus_bm25", "vector": "lambdarag.channels.milvus_vector"},
+}
 
 
 class Channel(Protocol):
@@ -91,11 +95,12 @@ class BuildResult:
     detail: str = ""
 
 
-def channel_module(name: str) -> ModuleType:
-    """The module implementing channel ``name``; unknown names list the registry's keys."""
+def channel_module(name: str, backend: str = "local") -> ModuleType:
+    """The module implementing channel ``name`` for ``backend`` (retrieval.backend); unknown names list the
+    registry's keys."""
     if name not in CHANNEL_MODULES:
         raise LambdaRAGError(f"unknown channel {name!r}", f"known channels: {', '.join(CHANNEL_MODULES)}")
-    return importlib.import_module(CHANNEL_MODULES[name])
+    return importlib.import_module(BACKEND_MODULES.get(backend, {}).get(name, CHANNEL_MODULES[name]))
 
 
 def load_channels(
@@ -113,7 +118,7 @@ def load_channels(
     errors: dict[str, str] = {}
     for name in wanted:
         try:
-            loaded[name] = channel_module(name).load(domain, chunks)
+            loaded[name] = channel_module(name, domain.config.retrieval.backend).load(domain, chunks)
         except LambdaRAGError as exc:
             errors[name] = str(exc)
         except ImportError as exc:

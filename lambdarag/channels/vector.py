@@ -182,26 +182,41 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
-          embedder: Embedder | None = None) -> BuildResult:
-    """Embed the chunks not in the cache yet, then publish vectors.npy + ids.json + manifest atomically."""
-    start = time.monotonic()
-    cfg = domain.config.embedding
+def build_embedder(domain: Domain, embedder: Embedder | None = None) -> Embedder:
+    """``embedder``, else the config's; a ServiceError when embedding.backend is none."""
     embedder = embedder or embedder_from_config(domain.config)
     if embedder is None:
         raise ServiceError("vector channel disabled: embedding.backend is none",
                            "set embedding.backend: local or openai to build it")
-    params = embedding_params(embedder.name, embedder.model, embedder.dim, cfg)
-    digest = chunks_hash(chunks)
-    if _up_to_date(domain, params, digest):
-        detail = f"0 embedded, {len(chunks)} reused (index up to date), {embedder.name}/{embedder.model}/{embedder.dim}"
-        return BuildResult(NAME, len(chunks), time.monotonic() - start, reused=len(chunks), detail=detail)
+    return embedder
+
+
+@contextmanager
+def cached_embeddings(domain: Domain, chunks: Sequence[Chunk], embedder: Embedder,
+                      progress: bool | None) -> Iterator[tuple[EmbeddingCache, list[bytes], int]]:
+    """Embed what the cache lacks (each batch cached as it is done); yields the open cache, every chunk's key
+    and how many passages were embedded. The one way any backend gets its vectors."""
+    cfg = domain.config.embedding
     keys = [passage_key(cfg.passage_prefix, c.index_text) for c in chunks]
     folder = EmbeddingCache.folder_for(domain.index_dir, embedder.name, embedder.model, embedder.dim)
     with EmbeddingCache(folder, embedder.dim).opened() as cache:
         todo = _missing(keys, chunks, cache)
         _embed_into(cache, todo, embedder, cfg.batch_size, progress)
-        counts = {"vectors": len(chunks), "embedded": len(todo), "reused": len(chunks) - len(todo)}
+        yield cache, keys, len(todo)
+
+
+def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
+          embedder: Embedder | None = None) -> BuildResult:
+    """Embed the chunks not in the cache yet, then publish vectors.npy + ids.json + manifest atomically."""
+    start = time.monotonic()
+    embedder = build_embedder(domain, embedder)
+    params = embedding_params(embedder.name, embedder.model, embedder.dim, domain.config.embedding)
+    digest = chunks_hash(chunks)
+    if _up_to_date(domain, params, digest):
+        detail = f"0 embedded, {len(chunks)} reused (index up to date), {embedder.name}/{embedder.model}/{embedder.dim}"
+        return BuildResult(NAME, len(chunks), time.monotonic() - start, reused=len(chunks), detail=detail)
+    with cached_embeddings(domain, chunks, embedder, progress) as (cache, keys, embedded):
+        counts = {"vectors": len(chunks), "embedded": embedded, "reused": len(chunks) - embedded}
 
         def write(out: Path) -> Manifest:
             _write_vectors(out, cache, keys, embedder.dim)
@@ -210,7 +225,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
 
         publish(domain.index_dir, NAME, write)
         cache.compact(set(keys))
-    detail = f"{len(todo)} embedded, {counts['reused']} reused, {embedder.name}/{embedder.model}/{embedder.dim}"
+    detail = f"{embedded} embedded, {counts['reused']} reused, {embedder.name}/{embedder.model}/{embedder.dim}"
     return BuildResult(NAME, len(chunks), time.monotonic() - start, reused=counts["reused"], detail=detail)
 
 

@@ -114,7 +114,28 @@ class ChannelConfig:
 
 
 @dataclass(frozen=True)
+class MilvusConfig:
+    """Where the Milvus backend keeps a domain's collection (retrieval.backend: milvus), and how it indexes it."""
+
+    uri: str  # "" = a milvus-lite file index/milvus.db in the domain; a path ending .db; or http(s)://host:port
+    token_env: str  # env var holding "user:password" or an API key (unset = no token)
+    db_name: str  # database ("" = the server's default)
+    collection_prefix: str  # collection alias = prefix + domain name
+    timeout_s: float = field(metadata=rng(0.1, 3600))  # connection and build calls; searches use the channel budget
+    analyzer: str = field(metadata=choice("lambdarag", "jieba"))
+    incremental: str = field(metadata=choice("auto", "always", "never"))  # auto: upserts except on milvus-lite
+    dense_index: str = field(metadata=choice("FLAT", "HNSW", "IVF_FLAT", "AUTOINDEX"))
+    dense_params: Mapping[str, int] = field(metadata=rng(1, 1_000_000))
+    search_params: Mapping[str, int] = field(metadata=rng(1, 1_000_000))
+    bm25_k1: float = field(metadata=rng(0.01, 10))
+    bm25_b: float = field(metadata=rng(0, 1))
+    batch_size: int = field(metadata=rng(1, 100_000))
+
+
+@dataclass(frozen=True)
 class RetrievalConfig:
+    backend: str = field(metadata=choice("local", "milvus"))  # where the bm25 and vector channels live
+    milvus: MilvusConfig
     rrf_k: int = field(metadata=rng(0, 10_000))
     final_top_k: int = field(metadata=rng(1, 200))
     table_boost: float = field(metadata=rng(0, 10))

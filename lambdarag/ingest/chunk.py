@@ -18,6 +18,8 @@ from lambdarag.ingest.settings import IngestSettings
 from lambdarag.records import Chunk
 from lambdarag.text.dates import find_dates
 
+HEADER_SEPARATOR = " · "  # between the values of a document header (Chunk.context)
+
 _SENTENCE_END = re.compile(r"[。！？；!?;]+[”’\"」』）)]*\s*|\.(?:\s+|$)|\n+")
 _SOFT_BREAK = re.compile(r"[，,、：:\s]")
 
@@ -53,7 +55,7 @@ def document_header(doc: Document, fields: Sequence[str]) -> str:
         if value and not any(_squeezed(value) in earlier for earlier in said):
             header.append(value)
             said.append(_squeezed(value))
-    return " · ".join(header)
+    return HEADER_SEPARATOR.join(header)
 
 
 def _squeezed(text: str) -> str:

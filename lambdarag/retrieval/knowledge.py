@@ -121,16 +121,31 @@ class KnowledgeBase:
         answer."""
         report: dict[str, str] = {name: "loaded" for name in self.channels}
         report.update(self.channel_errors)
+        services = self.service_states()
+        for name, service in services.items():
+            if service["state"] != "ok":
+                report[name] = f"loaded, {service['state']}: {service.get('error') or 'its last search failed'}"
         return {
             "ok": bool(self.channels) and bool(self.chunks),
-            "degraded": bool(self.channel_errors) or self.ranker_refused,
+            "degraded": bool(self.channel_errors) or self.ranker_refused or bool(
+                [s for s in services.values() if s["state"] != "ok"]),
             "channels": report,
+            **({"services": services} if services else {}),
             "llm": "configured" if self.llm is not None else "disabled",
             "learned_fusion": self.ranker_status(),
             "rerank": "configured" if self.reranker is not None else "disabled",
             "chunks": len(self.chunks),
             "loaded_at": self.loaded_at,
         }
+
+    def service_states(self) -> dict[str, dict[str, Any]]:
+        """The state of each loaded channel that searches a server (the Milvus backend), probed now."""
+        states = {}
+        for name, channel in self.channels.items():
+            probe = getattr(channel, "service_state", None)
+            if callable(probe):
+                states[name] = probe()
+        return states
 
     def ranker_status(self) -> str:
         """The learned ranking stage as /readyz reports it."""
