@@ -31,6 +31,7 @@ from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.pipeline.run import search
 from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.scope import Filters
 from lambdarag.server import create_app
 
 QUESTION = "教职工出差住宿费标准是多少"
@@ -83,6 +84,13 @@ def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain) 
         c.chunk_id for c in kb.chunks.values() if c.doc_id == TRAVEL}
     hits = kb.channels["bm25"].search(QUESTION, 5, expr='doc_id != "差旅费报销办法"')
     assert hits and TRAVEL not in docs_of(hits)
+    # a request's filters: the scope becomes a doc_id filter inside Milvus, before its ranking
+    others = sorted({c.doc_id for c in kb.chunks.values()} - {TRAVEL})
+    scope = kb.scope(Filters(doc_ids=(others[0],)))
+    assert scope is not None
+    for name in ("bm25", "vector"):
+        scoped = kb.channels[name].search(QUESTION, 5, scope)
+        assert scoped and set(docs_of(scoped)) == {others[0]}, (name, scoped)
     # /readyz's view of the server, probed
     health = kb.health()
     assert health["degraded"] is False and health["services"]["bm25"]["state"] == "ok"

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import reading
-from lambdarag.channels.milvus_rows import SPARSE, token_text
+from lambdarag.channels.milvus_rows import SPARSE, filter_expression, token_text
 from lambdarag.channels.milvus_store import Searcher
 from lambdarag.channels.milvus_sync import TERMS_FILE, open_served, publish_manifest, summary, sync
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -55,14 +56,15 @@ class MilvusBM25Channel:
         self.pre_tokenized = pre_tokenized
         self.known = known
 
-    def search(self, query: str, k: int, expr: str | None = None) -> list[Hit]:
+    def search(self, query: str, k: int, scope: Scope | None = None, expr: str | None = None) -> list[Hit]:
         """The k best chunks for ``query``; ``expr`` an optional Milvus filter expression over the metadata."""
         text = token_text(self.tokenizer, query) if self.pre_tokenized else query
         if k <= 0 or not text.strip():
             return []
-        found = self.searcher.search(text, SPARSE, k, {}, expr)
+        found = self.searcher.search(text, SPARSE, k, {}, filter_expression(scope, expr))
         # milvus-lite reports a BM25 hit's distance as -score, Milvus as the score: both are |distance|
-        kept = [(cid, abs(distance)) for cid, distance in found if cid in self.known]
+        kept = [(cid, abs(distance)) for cid, distance in found
+                if cid in self.known and (scope is None or scope.allows(cid))]
         return [Hit(cid, score, rank, NAME) for rank, (cid, score) in enumerate(kept, start=1)]
 
     def service_state(self) -> dict[str, Any]:

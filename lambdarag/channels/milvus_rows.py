@@ -23,6 +23,7 @@ from typing import Any
 
 from lambdarag.ingest.chunk import HEADER_SEPARATOR
 from lambdarag.records import Chunk
+from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, stopwords
 
 MAX_VARCHAR = 65_535  # bytes (UTF-8): Milvus's VARCHAR limit
@@ -115,3 +116,12 @@ def scalar_row(chunk: Chunk, tokens: str | None) -> dict[str, Any]:
         row[TOKENS] = clip(tokens)
     row["hash"] = hashlib.sha256(json.dumps(row, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
     return row
+
+
+def filter_expression(scope: Scope | None, expr: str | None = None) -> str | None:
+    """The Milvus filter for a request's scope (its documents: filters select whole documents) and an extra
+    expression; None when neither restricts."""
+    parts = [f"({expr})"] if expr else []
+    if scope is not None:
+        parts.append(f"doc_id in {json.dumps(sorted(clip(d, MAX_ID) for d in scope.doc_ids), ensure_ascii=False)}")
+    return " and ".join(parts) or None

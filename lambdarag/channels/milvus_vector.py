@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.milvus_rows import DENSE
+from lambdarag.channels.milvus_rows import DENSE, filter_expression
 from lambdarag.channels.milvus_store import Searcher
 from lambdarag.channels.milvus_sync import open_served, publish_manifest, summary, sync
 from lambdarag.channels.vector import VectorChannel, embedding_params, query_embedder
 from lambdarag.errors import ServiceError, rebuild_hint
 from lambdarag.models.embeddings import local_available, local_unavailable_error
 from lambdarag.records import Chunk, Hit
+from lambdarag.scope import Scope
 
 if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
@@ -67,14 +68,14 @@ class MilvusVectorChannel(VectorChannel):
         self.known = known
         self.search_params = dict(domain.config.retrieval.milvus.search_params)
 
-    def search(self, query: str, k: int, expr: str | None = None) -> list[Hit]:
+    def search(self, query: str, k: int, scope: Scope | None = None, expr: str | None = None) -> list[Hit]:
         """Chunks nearest to the query's embedding, ranked 1..k; ``expr`` an optional Milvus filter expression."""
         if k <= 0 or not query.strip():
             return []
         vector = [float(x) for x in self.embedder().embed_query(query)]
         params = {key: max(value, k) if key == "ef" else value for key, value in self.search_params.items()}
-        found = self.searcher.search(vector, DENSE, k, params, expr)
-        kept = [(cid, score) for cid, score in found if cid in self.known]
+        found = self.searcher.search(vector, DENSE, k, params, filter_expression(scope, expr))
+        kept = [(cid, score) for cid, score in found if cid in self.known and (scope is None or scope.allows(cid))]
         return [Hit(cid, score, rank, NAME) for rank, (cid, score) in enumerate(kept, start=1)]
 
     def service_state(self) -> dict[str, Any]:
