@@ -42,6 +42,7 @@ from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError, r
 from lambdarag.models.embeddings import (
     Embedder,
     OpenAIEmbedder,
+    QueryCache,
     embedder_from_config,
     local_available,
     local_unavailable_error,
@@ -268,6 +269,7 @@ class VectorChannel:
         self.vectors = vectors
         self._make_embedder = make_embedder
         self._embedder: Embedder | None = None
+        self._queries: QueryCache | None = None
         self._lock = threading.Lock()
 
     def embedder(self) -> Embedder:
@@ -279,6 +281,14 @@ class VectorChannel:
                 raise ServiceError("vector channel disabled: embedding.backend is none", "enable a backend")
             return self._embedder
 
+    def queries(self) -> QueryCache:
+        """The query embedder behind its cache of recent query vectors (a question asked again is not re-embedded)."""
+        embedder = self.embedder()
+        with self._lock:
+            if self._queries is None:
+                self._queries = QueryCache(embedder)
+            return self._queries
+
     def query_calls(self) -> dict[str, Any] | None:
         """The query embedder's last call (for /readyz); None before the first query or for the local model."""
         outcome = getattr(self._embedder, "outcome", None)
@@ -288,7 +298,7 @@ class VectorChannel:
         """Chunks nearest to the query's embedding, ranked 1..k."""
         if k <= 0 or not self.ids or not query.strip():
             return []
-        rows, scores = top_k(self.vectors, self.embedder().embed_query(query), k)
+        rows, scores = top_k(self.vectors, self.queries().embed_query(query), k)
         return [Hit(chunk_id=self.ids[int(r)], score=float(s), rank=i + 1, channel=NAME)
                 for i, (r, s) in enumerate(zip(rows, scores, strict=True))]
 
