@@ -37,6 +37,7 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_extract.py
 	$(PY) bench/bench_build.py --write
 	$(PY) bench/bench_learned.py
+	$(PY) bench/bench_scale.py  # 10k chunks + the query-embedding check; --sizes 10000,100000 --cache-dir DIR for 100k
 
 ## eval-ci: the eval test tier (small real subsets of ../shared/evaldata; skipped when absent)
 eval-ci: $(VENV)/.installed-test

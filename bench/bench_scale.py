@@ -102,7 +102,8 @@ def build(size: int, src: scale_corpus.Source, cache: Path, embedder: HashEmbedd
         steps[outcome.step] = {"seconds": outcome.seconds,
                                "channels": {r.channel: r.seconds for r in outcome.results}}
     steps["vectors"]["model_cpu_s"] = embedder.cpu_s() - model_before
-    chunks = sum(1 for _ in (domain.processed_dir / "chunks.jsonl").open(encoding="utf-8"))
+    with open(domain.processed_dir / "chunks.jsonl", encoding="utf-8") as lines:
+        chunks = sum(1 for _ in lines)
     result = {"size": size, "chunks": chunks, "corpus": corpus, "source": src.describe(), "steps": steps,
               "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     record.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")

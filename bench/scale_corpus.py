@@ -68,7 +68,8 @@ def _shared_source() -> Source:
     for name in SHARED_SETS:
         for row in _read_jsonl(EVALDATA / name / "corpus.jsonl"):
             titles.append(str(row.get("title") or ""))
-            sentences += [" ".join(s.replace("\\n", " ").split()) for s in split_sentences(str(row["text"])) if 8 <= len(s) <= 300]
+            text = str(row["text"]).replace("\\n", " ")  # some passages hold a written-out "\\n"
+            sentences += [" ".join(s.split()) for s in split_sentences(text) if 8 <= len(s) <= 300]
         questions += [str(q["question"]) for q in _read_jsonl(EVALDATA / name / "questions.jsonl")]
     return Source("shared", sorted(set(filter(None, titles))), sentences, questions, [], [], [])
 

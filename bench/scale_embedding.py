@@ -125,7 +125,9 @@ def build_beside_server(server: Served, domain: Domain, seconds: float) -> list[
         proc = passages_per_s(domain, seconds, threads, 0)
         out, _ = proc.communicate()
         rows.append({"case": f"build alone, {threads} thread(s)", "passages_per_s": float(out.strip() or "nan")})
-    other = [{"question": q, "channels": OTHER} for q in ("预算科的科长是谁？", "出差报销需要哪些材料", "报账大厅几点上班")]
+    from load_test import questions
+
+    other = [{"question": q, "channels": OTHER} for q in questions()[0]]
     for case, nice in (("server alone", None), ("server + build at nice 0", 0), ("server + build at nice 10", 10)):
         proc = passages_per_s(domain, seconds + 5, 2, nice) if nice is not None else None
         if proc is not None:

@@ -17,8 +17,9 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 def header(report: dict[str, Any]) -> list[str]:
     m = report["machine"]
+    before, after = ", ".join(map(str, m["load_before"])), ", ".join(map(str, m.get("load_after", [])))
     return [f"Run {m['date']}: `{report['command']}`; {m['arch']}, {m['cpus']} CPUs, Python {m['python']}; load "
-            f"average {', '.join(map(str, m['load_before']))} before and {', '.join(map(str, m.get('load_after', [])))} "
+            f"average {before} before and {after} "
             "after (the machine was shared with other agents' builds and tests, so wall times are inflated; CPU "
             "times and ratios within the run are the stable figures).", ""]
 
@@ -118,7 +119,8 @@ def growth_lines(sizes: dict[Any, dict[str, Any]]) -> list[str]:
               ("private MB per worker", private_mb(a), private_mb(b))]
     lines = [f"Growth from {int(small):,} to {int(big):,} requested chunks ({factor:.1f}× the chunks; a ratio at or "
              f"below {factor:.1f} is linear or better):", "", "| figure | small | large | × |", "|---|---:|---:|---:|"]
-    lines += [f"| {label} | {fmt(x, 2)} | {fmt(y, 2)} | {fmt(y / x if x else float('nan'), 2)} |" for label, x, y in pairs]
+    lines += [f"| {label} | {fmt(x, 2)} | {fmt(y, 2)} | {fmt(y / x if x else float('nan'), 2)} |"
+              for label, x, y in pairs]
     return lines
 
 
@@ -155,14 +157,15 @@ def embedding_section(report: dict[str, Any]) -> str:
         rps = sum(r["rps"] for r in default) / sum(r["rps"] for r in other)
         cpu = statistics.mean(r["cpu_ms_per_request"] for r in default) / statistics.mean(
             r["cpu_ms_per_request"] for r in other)
+        worst = fmt(max(r["p95_ms"] for r in default), 0)
         lines.append(f"- {kind} questions: every channel serves **{rps:.2f}×** the requests/s of bm25+graph+wiki "
-                     f"(target ≥ 0.4), at {cpu:.1f}× its CPU per request; its worst p95 {fmt(max(r['p95_ms'] for r in default), 0)} ms "
-                     "(target ≤ 1,000)")
+                     f"(target ≥ 0.4), at {cpu:.1f}× its CPU per request; its worst p95 {worst} ms (target ≤ 1,000)")
     c = emb["costs"]
     lines += ["", f"- one query, CPU: {fmt(c['query_cpu_ms_1_thread'])} ms on one OpenMP thread, "
               f"{fmt(c['query_cpu_ms_all_cores'])} ms on a team of every core (the old default)",
-              f"- a batch of 8 queries {fmt(c['batch_of_8_cpu_ms'])} ms CPU against {fmt(c['eight_single_cpu_ms'])} ms "
-              "for 8 single calls", "", "| passages (local, 4 a batch) | passages/s | server requests/s | server p95 ms |",
+              f"- a batch of 8 queries {fmt(c['batch_of_8_cpu_ms'])} ms CPU against "
+              f"{fmt(c['eight_single_cpu_ms'])} ms for 8 single calls", "",
+              "| passages (local, 4 a batch) | passages/s | server requests/s | server p95 ms |",
               "|---|---:|---:|---:|"]
     for b in emb["build"]:
         lines.append(f"| {b['case']} | {fmt(b.get('passages_per_s'), 2)} | {fmt(b.get('rps'))} | "
