@@ -93,7 +93,7 @@ def build(size: int, src: scale_corpus.Source, cache: Path, embedder: HashEmbedd
     record = domain.root / "bench-build.json"
     if record.exists():
         return domain, {**json.loads(record.read_text(encoding="utf-8")), "reused": True}
-    corpus = scale_corpus.write_corpus(src, size, domain.raw_dir / "corpus.jsonl")
+    corpus = scale_corpus.write_corpus(src, size, domain.raw_dir)
     steps: dict[str, Any] = {}
     model_before = embedder.cpu_s()
     for outcome in build_domain(domain, progress=False):

@@ -27,6 +27,7 @@ EVALDATA = ROOT.parent / "shared" / "evaldata"
 SHARED_SETS = ("domainrag_ruc", "cmrc2018_dev")
 CHARS_PER_CHUNK = 360  # measured: a corpus of n × this many characters extracts to about n chunks (chunk_size 500)
 SENTENCES_MIN, SENTENCES_MAX = 4, 40  # sentences per document
+PART_BYTES = 20_000_000  # bytes of one corpus file (the extractor refuses files over ingest.max_file_mb)
 DIGITS = re.compile(r"\d")
 
 
@@ -116,28 +117,42 @@ def _sentence(src: Source, rng: random.Random) -> str:
     return "".join(words) + "。"
 
 
-def write_corpus(src: Source, chunks: int, path: Path, seed: int = 15) -> dict[str, int]:
-    """A JSONL corpus of about ``chunks`` chunks at ``path``; its document and character counts."""
+def write_corpus(src: Source, chunks: int, folder: Path, seed: int = 15) -> dict[str, int]:
+    """JSONL files of about ``chunks`` chunks in all under ``folder`` (a new file every PART_CHARS characters,
+    below the extractor's file-size cap); their document and character counts."""
     rng = random.Random(f"{seed}-{chunks}")
     target = chunks * CHARS_PER_CHUNK
     chars = docs = 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as out:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = None
+    try:
         while chars < target:
-            count = rng.randint(SENTENCES_MIN, SENTENCES_MAX)
-            paragraphs, body = [], []
-            for i in range(count):
-                body.append(_sentence(src, rng))
-                if len(body) >= 4 or i == count - 1:
-                    paragraphs.append("".join(body))
-                    body = []
-            text = "\n\n".join(paragraphs)
+            if out is None or out.tell() > PART_BYTES:
+                if out is not None:
+                    out.close()
+                out = open(folder / f"corpus-{docs:06d}.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+            text = _document(src, rng)
             title = f"{rng.choice(src.titles)}（{docs + 1}）"
             out.write(json.dumps({"doc_id": f"s{docs:06d}", "title": title, "text": text}, ensure_ascii=False))
             out.write("\n")
             chars += len(text)
             docs += 1
+    finally:
+        if out is not None:
+            out.close()
     return {"documents": docs, "chars": chars}
+
+
+def _document(src: Source, rng: random.Random) -> str:
+    """One document's text: paragraphs of up to four sentences."""
+    count = rng.randint(SENTENCES_MIN, SENTENCES_MAX)
+    paragraphs, body = [], []
+    for i in range(count):
+        body.append(_sentence(src, rng))
+        if len(body) >= 4 or i == count - 1:
+            paragraphs.append("".join(body))
+            body = []
+    return "\n\n".join(paragraphs)
 
 
 def questions(src: Source, count: int, seed: int = 15) -> list[str]:

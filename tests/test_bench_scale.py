@@ -25,10 +25,12 @@ def test_hashed_vectors_are_deterministic_unit_vectors_that_share_words() -> Non
 
 def test_corpus_is_seeded_and_near_the_size_asked(tmp_path: Path) -> None:
     src = scale_corpus.source()
-    first = scale_corpus.write_corpus(src, 200, tmp_path / "a.jsonl")
-    scale_corpus.write_corpus(src, 200, tmp_path / "b.jsonl")
-    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
-    rows = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text(encoding="utf-8").splitlines()]
+    first = scale_corpus.write_corpus(src, 200, tmp_path / "a")
+    scale_corpus.write_corpus(src, 200, tmp_path / "b")
+    files = sorted((tmp_path / "a").iterdir())
+    assert [f.name for f in files] == ["corpus-000000.jsonl"]
+    assert files[0].read_bytes() == (tmp_path / "b" / "corpus-000000.jsonl").read_bytes()
+    rows = [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines()]
     assert len(rows) == first["documents"] and len({r["doc_id"] for r in rows}) == len(rows)
     assert first["chars"] >= 200 * scale_corpus.CHARS_PER_CHUNK
     assert src.describe() and len(scale_corpus.questions(src, 5)) == 5
