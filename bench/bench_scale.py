@@ -200,11 +200,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds per phase of the demo query-embedding check (12; 0 = skip it)")
     parser.add_argument("--write", action="store_true", help="write the sections into BENCHMARKS.md")
     parser.add_argument("--json", type=Path, help="also write every figure here as JSON")
+    parser.add_argument("--render", type=Path, nargs="+", help="measure nothing: print (and --write) the sections "
+                        "of reports saved with --json, each section from the last file that has it")
     return parser.parse_args(argv)
+
+
+def render_saved(paths: list[Path], write: bool) -> int:
+    sections: dict[str, str] = {}
+    for path in paths:
+        sections.update(scale_report.render(json.loads(path.read_text(encoding="utf-8"))))
+    print("\n\n".join(sections.values()))
+    if write:
+        scale_report.write(ROOT / "BENCHMARKS.md", sections)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.render:
+        return render_saved(args.render, args.write)
     args.cache_dir = args.cache_dir.resolve()
     args.cache_dir.mkdir(parents=True, exist_ok=True)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
