@@ -234,3 +234,6 @@ def test_query_cache_embeds_a_text_once_and_forgets_the_least_recently_used() ->
         cache.embed_query("食堂")
         assert len(fake.requests_to("/v1/embeddings")) == 4
         assert (cache.hits, cache.misses) == (2, 4)
+        cache.clear()
+        cache.embed_query("食堂")
+        assert len(fake.requests_to("/v1/embeddings")) == 5

@@ -174,6 +174,11 @@ class QueryCache:
         self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        """Forget every cached vector."""
+        with self._lock:
+            self._rows.clear()
+
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
             row = self._rows.get(text)
