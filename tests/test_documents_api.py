@@ -222,6 +222,14 @@ def test_write_scope_and_admin_token_are_let_in(make_client: AppFactory) -> None
     error_of(client.post("/api/ask", json=ask, headers={"X-API-Key": "only-write"}), 403, "forbidden")
 
 
+def test_a_write_key_may_also_curate_the_faq(make_client: AppFactory) -> None:
+    client = make_client("server: {auth: {enabled: true}}\n", {"LAMBDARAG_API_KEYS": KEYS})
+    entry = {"question": "校园卡在哪里补办？", "answer": "在服务大厅补办。"}
+    error_of(client.post("/api/faq", json=entry, headers={"Authorization": "Bearer read-key"}), 403, "forbidden")
+    assert client.post("/api/faq", json=entry, headers={"Authorization": "Bearer write-key"}).status_code == 201
+    assert client.get("/api/faq", headers={"X-API-Key": "only-write"}).status_code == 200
+
+
 def test_without_keys_only_the_admin_token(client: FlaskClient) -> None:
     error_of(client.get("/api/documents"), 401, "unauthorized")
     error_of(client.get("/api/documents", headers={"Authorization": "Bearer wrong"}), 403, "forbidden")

@@ -1,5 +1,6 @@
-"""Curated answers (admin token): GET /api/faq, POST /api/faq {question, answer, source?, citations?},
-DELETE /api/faq/<id>. Every worker sees a change at its next question (the file is re-read when it changes)."""
+"""Curated answers (the admin token or a write-scoped API key): GET /api/faq,
+POST /api/faq {question, answer, source?, citations?}, DELETE /api/faq/<id>. Every worker sees a change at its
+next question (the file is re-read when it changes)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from lambdarag.faq.store import (
     FaqStore,
     new_entry,
 )
-from lambdarag.server.state import require_admin, state
+from lambdarag.server.documents import require_writer
+from lambdarag.server.state import state
 from lambdarag.server.validation import FieldError, get_str, json_body
 
 bp = Blueprint("faq", __name__)
@@ -32,14 +34,14 @@ def _store() -> FaqStore:
 
 @bp.get("/api/faq")
 def list_faq() -> Response:
-    require_admin()
+    require_writer()
     entries = _store().entries()
     return jsonify({"count": len(entries), "entries": [e.to_dict() for e in entries]})
 
 
 @bp.post("/api/faq")
 def add_faq() -> tuple[Response, int]:
-    require_admin()
+    require_writer()
     data = json_body(FAQ_FIELDS)
     question = get_str(data, "question", required=True, max_chars=MAX_QUESTION_CHARS)
     answer = get_str(data, "answer", required=True, max_chars=MAX_ANSWER_CHARS)
@@ -57,7 +59,7 @@ def add_faq() -> tuple[Response, int]:
 
 @bp.delete("/api/faq/<entry_id>")
 def remove_faq(entry_id: str) -> Response:
-    require_admin()
+    require_writer()
     if not ENTRY_ID.fullmatch(entry_id):
         raise FieldError("id", f"is not an FAQ entry id: {entry_id[:80]!r}", "use an id from GET /api/faq")
     removed = _store().remove(entry_id)
