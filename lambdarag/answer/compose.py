@@ -15,9 +15,9 @@ from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.needs import Need
 from lambdarag.answer.sentences import evidence_pieces, split_piece
+from lambdarag.text.patterns import CITATION_MARK
 from lambdarag.text.tokenizer import split_sentences
 
-CITATION = re.compile(r"\[\d{1,3}\]")
 _MARKS_AT_END = re.compile(r"((?:\[\d{1,3}\])+)([。.！!？?]?)\s*$")
 _CLAUSE_END = "，；、,;：:"
 _NEGATION = cue_pattern(*cues.NEGATION)
@@ -28,7 +28,7 @@ ELLIPSIS = "…"
 
 def plain_length(text: str) -> int:
     """Characters a reader reads: the text without its [n] citations."""
-    return len(CITATION.sub("", text))
+    return len(CITATION_MARK.sub("", text))
 
 
 def fit_budget(lines: Sequence[str], budget: int) -> list[str]:
@@ -51,7 +51,7 @@ def shorten(line: str, budget: int) -> str:
     m = _MARKS_AT_END.search(line)
     marks, stop = (m.group(1), m.group(2) or "。") if m else ("", "")
     body = line[: m.start()] if m else line
-    body = CITATION.sub("", body)
+    body = CITATION_MARK.sub("", body)
     if len(body) <= budget:
         return line
     cut = body[: max(1, budget - 1)]
@@ -69,7 +69,7 @@ def yes_no_lead(need: Need, support: str, supported: bool) -> str:
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
-    negative = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION.sub("", support)))
+    negative = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION_MARK.sub("", support)))
     if need.english:
         return "No." if negative else "Yes."
     modal = need.modal or "是"
@@ -100,5 +100,5 @@ def lead_text(pieces: Sequence[Piece], budget: int) -> str:
 
 def first_sentence(text: str) -> str:
     """The first sentence a reader reads (citations dropped)."""
-    sentences = split_sentences(CITATION.sub("", text).strip().split("\n", 1)[0])
+    sentences = split_sentences(CITATION_MARK.sub("", text).strip().split("\n", 1)[0])
     return sentences[0] if sentences else ""

@@ -9,7 +9,6 @@ citations like an LLM answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,8 +26,8 @@ from lambdarag.answer.sentences import (
 )
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_lookup import Found, answering_tables
+from lambdarag.text.patterns import CITATION_MARK
 
-_CITED = re.compile(r"\[(\d{1,3})\]")
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
 # person/process slots already come from tables and lists; an overview quotes whole small tables instead
 TABLE_FIRST_SKIP = frozenset({"person", "process", "synthesis"})
@@ -65,7 +64,7 @@ def _yes_no(question: str, packed: Packed, keywords: Sequence[str], intent: str,
 def repeal_notes(text: str, packed: Packed) -> list[str]:
     """"注：《X》已于2024年7月1日废止[n]。" for each document the text cites whose repeal the context states."""
     numbers = {c.chunk_id: c.n for c in packed.citations}
-    cited = {int(n) for n in _CITED.findall(text)}
+    cited = {int(n) for n in CITATION_MARK.findall(text)}
     notes = []
     for citation in packed.citations:
         repealed = packed.repealed.get(citation.doc_id)

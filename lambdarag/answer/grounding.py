@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lambdarag.records import Chunk, Citation
+from lambdarag.text.patterns import CITATION_MARK
 
 SUPPORT_THRESHOLD = 0.5  # share of a sentence's units found in its cited text
 FLAG_MARK = "（未在资料中核实）"
-_MARKER = re.compile(r"\[(\d{1,3})\]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[\d{1,3}\])+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -61,7 +61,7 @@ def units(text: str) -> set[str]:
 
 def support_score(sentence: str, source: str) -> float:
     """Share of the sentence's content units that occur in the source text (1.0 for no units)."""
-    wanted = units(_MARKER.sub("", sentence))
+    wanted = units(CITATION_MARK.sub("", sentence))
     if not wanted:
         return 1.0
     return len(wanted & units(source)) / len(wanted)
@@ -77,9 +77,9 @@ def check_grounding(
     by_n = {c.n: c for c in citations}
     out: list[SentenceSupport] = []
     for sentence in answer_sentences(answer):
-        cited = tuple(dict.fromkeys(int(m) for m in _MARKER.findall(sentence)))
+        cited = tuple(dict.fromkeys(int(m) for m in CITATION_MARK.findall(sentence)))
         sources = [_source_text(by_n[n], chunks) for n in cited if n in by_n]
-        if not units(_MARKER.sub("", sentence)):
+        if not units(CITATION_MARK.sub("", sentence)):
             continue  # a bare connective or heading has nothing to check
         score = support_score(sentence, "\n".join(sources)) if sources else 0.0
         out.append(SentenceSupport(sentence, cited, score, bool(sources) and score >= threshold))
@@ -102,7 +102,7 @@ def apply_grounding(answer: str, supports: Sequence[SentenceSupport], mode: str)
 
 
 def _flag(sentence: str) -> str:
-    body = _MARKER.sub("", sentence).rstrip()
-    markers = "".join(f"[{m}]" for m in _MARKER.findall(sentence))
+    body = CITATION_MARK.sub("", sentence).rstrip()
+    markers = "".join(f"[{m}]" for m in CITATION_MARK.findall(sentence))
     end = body[-1] if body and body[-1] in "。！？!?；;." else ""
     return f"{body[: len(body) - len(end)]}{FLAG_MARK}{markers}{end}"

@@ -38,7 +38,7 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
     "contact": cue_pattern(*cues.CONTACT_MARKS),
     "place": cue_pattern(*cues.PLACE_MARKS),
-    "conditions": cue_pattern(*cues.CONDITIONS, *cues.CONDITIONS_EN, flags=re.IGNORECASE),
+    "conditions": _CUES["conditions"],  # a sentence naming conditions answers a question asking for them
     "reason": cue_pattern(*cues.REASON_MARKS, flags=re.IGNORECASE),
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
@@ -63,6 +63,11 @@ class Need:
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "modal": self.modal, "english": self.english}
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character."""
+    return _CJK.search(text) is not None
 
 
 def is_english(text: str) -> bool:

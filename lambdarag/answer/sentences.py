@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.needs import evidence_bonus, question_need
+from lambdarag.answer.needs import evidence_bonus, has_cjk, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import find_dates
 from lambdarag.text.tokenizer import keyword_overlap, normalize, split_sentences
@@ -47,7 +47,6 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
@@ -344,4 +343,4 @@ def end(sentence: str) -> str:
     tail = sentence.rstrip()[-1:] if sentence.strip() else ""
     if tail and tail in "。！？":
         return tail
-    return "。" if _CJK.search(sentence[-12:]) else ". "
+    return "。" if has_cjk(sentence[-12:]) else ". "

@@ -13,12 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.answer.compose import CITATION, first_sentence, lead_text
+from lambdarag.answer.compose import first_sentence, lead_text
 from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion
 from lambdarag.options import PipelineOptions
 from lambdarag.progress import Progress
+from lambdarag.text.patterns import CITATION_MARK
 
 if TYPE_CHECKING:
     from lambdarag.pipeline.result import Result
@@ -146,7 +147,7 @@ def answer_metrics(answer: str, found: bool, alternatives: Sequence[Sequence[str
                    lead: str | None) -> dict[str, float | None]:
     """What a reader reads: the answer holds a gold part (citations dropped), its first sentence does, its length;
     and the same hit for ``lead``, the first evidence sentences up to the same budget (None: not measured)."""
-    shown = CITATION.sub("", answer) if found else ""
+    shown = CITATION_MARK.sub("", answer) if found else ""
     return {
         "extractive_hit": float(found and m.contains_answer(shown, alternatives)) if alternatives else None,
         "first_sentence_hit": float(found and m.contains_answer(first_sentence(shown), alternatives))

@@ -26,6 +26,11 @@ PHONE = re.compile(
 # optional (02787654321) and no amount guard, as it always has (a segment is already one with a contact in it).
 CONTACT_PHONE = re.compile(rf"(?<!\d)({AREA_CODE}-?{SUBSCRIBER}|{MOBILE})(?!\d)")
 
+# --- Citation markers ----------------------------------------------------------------------------
+
+# An answer's "[n]": the number of the context piece (one chunk, one Citation) a sentence rests on, as group 1.
+CITATION_MARK = re.compile(r"\[(\d{1,3})\]")
+
 # --- E-mail addresses -----------------------------------------------------------------------------
 
 # An ASCII address with a top-level domain of letters, not preceded by another address character.
