@@ -14,24 +14,20 @@ this module only parses and renders. An upload request may be as large as ``docu
 
 from __future__ import annotations
 
-import os
 import re
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from lambdarag.build import documents, jobs
 from lambdarag.build.steps import ingest_settings
-from lambdarag.errors import AuthError, IndexMismatchError, InputError, LambdaRAGError, NotFoundError
+from lambdarag.errors import IndexMismatchError, InputError, LambdaRAGError, NotFoundError
 from lambdarag.ingest.detect import MB
-from lambdarag.server.auth import KEY_HINT, presented_key, same_secret
-from lambdarag.server.guard import GUARD_KEY, Guard
-from lambdarag.server.state import state
+from lambdarag.server.state import require_writer, state
 
 bp = Blueprint("documents", __name__)
 FORM_OVERHEAD_BYTES = 1 * MB  # multipart boundaries and headers on top of the files themselves
 MAX_LIMIT = 500
 JOB_ID = re.compile(r"^[0-9a-f]{32}$")
-WRITE_HINT = "send 'Authorization: Bearer <token>' with the admin token or an API key that has the write scope"
 
 
 class UploadTooLarge(LambdaRAGError):
@@ -59,26 +55,6 @@ def _writers_only() -> None:
             size = f"{request.content_length / MB:.1f} MB"
             raise UploadTooLarge(f"upload of {size} is over the cap of {limit / MB:.1f} MB",
                                  "send fewer files at once (documents.max_files × ingest.max_file_mb)")
-
-
-def require_writer() -> None:
-    """The admin token, or an API key of this domain with the write scope (401 missing or unknown, 403 not allowed)."""
-    st = state()
-    presented = presented_key(request.headers)
-    admin = os.environ.get(st.config.server.admin_token_env, "")
-    if presented is not None and admin and same_secret(presented, admin):
-        return
-    guard: Guard = current_app.extensions[GUARD_KEY]
-    if not guard.keys.enabled:
-        if not admin:
-            raise AuthError(f"admin token not configured: set the environment variable "
-                            f"{st.config.server.admin_token_env}", forbidden=True)
-        raise AuthError(f"admin token missing: {WRITE_HINT}" if presented is None else "admin token is wrong",
-                        forbidden=presented is not None)
-    key = guard.keys.match(presented) if presented is not None else None
-    if presented is not None and key is None:
-        raise AuthError(f"neither the admin token nor a valid API key: {KEY_HINT}")
-    guard.keys.require(presented, key, st.domain.name, scope="write")
 
 
 @bp.post("/api/documents")

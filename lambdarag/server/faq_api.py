@@ -18,8 +18,7 @@ from lambdarag.faq.store import (
     FaqStore,
     new_entry,
 )
-from lambdarag.server.documents import require_writer
-from lambdarag.server.state import state
+from lambdarag.server.state import require_writer, state
 from lambdarag.server.validation import FieldError, get_str, json_body
 
 bp = Blueprint("faq", __name__)

@@ -1,4 +1,5 @@
-"""What one worker holds for its domain: the KnowledgeBase holder, the session store, the feedback log."""
+"""What one worker holds for its domain (the KnowledgeBase holder, the session store, the feedback log), and who
+may call its admin routes (require_admin) and its write routes (require_writer: documents, FAQ)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
 from lambdarag.errors import AuthError
 from lambdarag.feedback.log import FeedbackLog
-from lambdarag.server.auth import same_secret
+from lambdarag.server.auth import KEY_HINT, presented_key, same_secret
+from lambdarag.server.guard import GUARD_KEY, Guard
 from lambdarag.server.holder import KnowledgeHolder
 from lambdarag.server.sessions import SessionStore
 
@@ -70,3 +72,26 @@ def require_admin() -> None:
         raise AuthError("admin token missing: send the header 'Authorization: Bearer <token>'")
     if not same_secret(token.strip(), expected):  # constant time over digests: not even the length leaks
         raise AuthError("admin token is wrong", forbidden=True)
+
+
+WRITE_HINT = "send 'Authorization: Bearer <token>' with the admin token or an API key that has the write scope"
+
+
+def require_writer() -> None:
+    """The admin token, or an API key of this domain with the write scope (401 missing or unknown, 403 not allowed)."""
+    st = state()
+    presented = presented_key(request.headers)
+    admin = os.environ.get(st.config.server.admin_token_env, "")
+    if presented is not None and admin and same_secret(presented, admin):
+        return
+    guard: Guard = current_app.extensions[GUARD_KEY]
+    if not guard.keys.enabled:
+        if not admin:
+            raise AuthError(f"admin token not configured: set the environment variable "
+                            f"{st.config.server.admin_token_env}", forbidden=True)
+        raise AuthError(f"admin token missing: {WRITE_HINT}" if presented is None else "admin token is wrong",
+                        forbidden=presented is not None)
+    key = guard.keys.match(presented) if presented is not None else None
+    if presented is not None and key is None:
+        raise AuthError(f"neither the admin token nor a valid API key: {KEY_HINT}")
+    guard.keys.require(presented, key, st.domain.name, scope="write")
