@@ -22,6 +22,7 @@ from lambdarag.build import documents, jobs
 from lambdarag.build.steps import ingest_settings
 from lambdarag.errors import IndexMismatchError, InputError, LambdaRAGError, NotFoundError
 from lambdarag.ingest.detect import MB
+from lambdarag.server.body import UnsupportedMediaType
 from lambdarag.server.state import require_writer, state
 
 bp = Blueprint("documents", __name__)
@@ -31,13 +32,10 @@ JOB_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
 class UploadTooLarge(LambdaRAGError):
+    """An upload over documents.max_files × ingest.max_file_mb (plus the form's overhead)."""
+
     code = "payload_too_large"
     status = 413
-
-
-class NotMultipart(LambdaRAGError):
-    code = "unsupported_media_type"
-    status = 415
 
 
 def upload_limit() -> int:
@@ -60,7 +58,7 @@ def _writers_only() -> None:
 @bp.post("/api/documents")
 def upload() -> tuple[Response, int]:
     if request.mimetype != "multipart/form-data":
-        raise NotMultipart(f"Content-Type {request.mimetype or '(none)'!r} is not multipart/form-data",
+        raise UnsupportedMediaType(f"Content-Type {request.mimetype or '(none)'!r} is not multipart/form-data",
                            "send the files as a form, e.g. curl -F file=@policy.pdf")
     files = [item for _, item in request.files.items(multi=True)]
     if not files:
