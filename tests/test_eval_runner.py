@@ -158,6 +158,9 @@ def test_variants_and_baseline_pack_the_same_budget() -> None:
                      "with_entity_expansion"]  # opt-in by default: the ablation switches it on
     assert [v.name for v in default_variants(["bm25"], entity_expansion=True)][-1] == "no_entity_expansion"
     assert all(v.options is None or v.options.log is False for v in default_variants(["bm25"]))
+    alone = [v.options for v in default_variants(["bm25", "graph"]) if v.name.startswith("only_")]
+    # a channel alone is ranked at weight 1: an intent that gives it weight 0 does not search it in the full system
+    assert [(o.channels, o.uniform_weights) for o in alone if o is not None] == [(("bm25",), True), (("graph",), True)]
     loo = {v.name: v.options.channels for v in default_variants(["bm25", "vector", "graph"], leave_one_out=True)
            if v.options is not None and v.name.startswith("without_")}
     assert loo == {"without_bm25": ("vector", "graph"), "without_vector": ("bm25", "graph"),

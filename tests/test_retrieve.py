@@ -445,3 +445,20 @@ def test_a_channel_without_signal_for_the_question_is_left_out_and_the_trace_say
     assert notes["wiki"].startswith("1 of 2 hits left out: pages the question does not name")
     kept, notes = fusion_filter(kb, runs, "relation")  # relation questions may reach unnamed entities and pages
     assert kept["graph"] == graph_hits and len(kept["wiki"]) == 2 and notes == {}
+
+
+def test_a_channel_the_intent_gives_no_weight_is_not_searched_and_the_trace_says_so(kb: KnowledgeBase) -> None:
+    question = "报账大厅的联系电话是多少？"
+    person = retrieve(kb, question, expand(kb, question, "person"), "person", PipelineOptions())
+    assert person.runs["graph"].hits and person.runs["graph"].skipped is None
+    fact_weights = kb.config.intents.classes["fact"].weights
+    assert fact_weights["graph"] == 0.0  # agent-config.yml: the graph votes for person and relation questions only
+    fact = retrieve(kb, question, expand(kb, question, "fact"), "fact", PipelineOptions())
+    assert fact.runs["graph"].hits == [] and fact.runs["graph"].error is None
+    trace = retrieval_trace(fact)["channels"]["graph"]
+    assert trace["note"] == "not searched: its weight for this intent is 0" and trace["candidates"] == 0
+    assert all(fact.runs[n].hits for n in ("bm25", "vector"))
+    # uniform weights (the eval's single-channel variants) search it again
+    alone = retrieve(kb, question, expand(kb, question, "fact"), "fact",
+                     PipelineOptions(channels=("graph",), uniform_weights=True))
+    assert alone.runs["graph"].hits and alone.fused

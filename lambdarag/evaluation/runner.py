@@ -93,8 +93,10 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
         out.append(Variant(BASELINE, "naive peer: jieba + BM25Okapi over whole documents", None))
     if not ablations:
         return out
-    out += [Variant(f"{SINGLE_CHANNEL_PREFIX}{name}", f"{name} channel alone", replace(base, channels=(name,)))
-            for name in channels]
+    # weight 1 alone: one channel's order does not depend on its weight (the boosts are relative), and a channel
+    # an intent gives weight 0 (not searched in the full system) is still measured alone
+    out += [Variant(f"{SINGLE_CHANNEL_PREFIX}{name}", f"{name} channel alone",
+                    replace(base, channels=(name,), uniform_weights=True)) for name in channels]
     if leave_one_out and len(channels) > 2:
         out += [Variant(f"without_{name}", f"every channel but {name}",
                         replace(base, channels=tuple(c for c in channels if c != name))) for name in channels]

@@ -7,6 +7,7 @@ collected in the configured channel order, so what follows sees the same order a
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ class ChannelRun:
     hits: list[Hit]
     ms: float
     error: str | None = None
+    skipped: str | None = None  # why the channel was not searched for this request (no error: nothing to vote)
 
 
 def channel_pool() -> ThreadPoolExecutor:
@@ -55,9 +57,10 @@ def channel_names(kb: KnowledgeBase, options: PipelineOptions) -> list[str]:
 
 
 def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptions,
-                 scope: Scope | None = None) -> dict[str, ChannelRun]:
+                 scope: Scope | None = None, weights: Mapping[str, float] | None = None) -> dict[str, ChannelRun]:
     """Search the channels in parallel, each within config.retrieval.channels[name].timeout_s, each restricted to
-    ``scope`` when given (an empty scope searches nothing: no channel can hold an allowed hit)."""
+    ``scope`` when given (an empty scope searches nothing: no channel can hold an allowed hit). A channel whose
+    fusion weight in ``weights`` (the intent's) is 0 is not searched: it would have no say in the ranking."""
     settings = kb.config.retrieval.channels
     start = time.monotonic()
     runs: dict[str, ChannelRun] = {}
@@ -71,6 +74,8 @@ def run_channels(kb: KnowledgeBase, expansion: Expansion, options: PipelineOptio
             runs[name] = ChannelRun(name, query, [], 0.0, f"not loaded: {reason}")
         elif scope is not None and scope.empty:
             runs[name] = ChannelRun(name, query, [], 0.0)
+        elif weights is not None and weights.get(name, 0.0) <= 0.0:
+            runs[name] = ChannelRun(name, query, [], 0.0, skipped="not searched: its weight for this intent is 0")
         else:
             futures[name] = channel_pool().submit(_timed_search, kb.channels[name], query, settings[name].top_k,
                                                   scope)

@@ -19,7 +19,7 @@ from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
 from lambdarag.query.temporal import as_of_scope, expand_years
 from lambdarag.records import Hit
-from lambdarag.retrieval.channel_run import ChannelRun, run_channels
+from lambdarag.retrieval.channel_run import ChannelRun, channel_names, run_channels
 from lambdarag.retrieval.features import candidate_features
 from lambdarag.retrieval.fusion import (
     DOCUMENT,
@@ -125,7 +125,7 @@ def fusion_filter(kb: KnowledgeBase, runs: Mapping[str, ChannelRun],
     its words covers) unless it is one of graph.term_match_intents.
     """
     rankings = {n: [h for h in r.hits if h.chunk_id in kb.chunks] for n, r in runs.items() if r.error is None}
-    notes: dict[str, str] = {}
+    notes: dict[str, str] = {n: r.skipped for n, r in runs.items() if r.skipped is not None}
     unnamed = {"wiki": (wiki_channel.MATCH, wiki_channel.BODY, kb.config.wiki.body_match_intents,
                         "pages the question does not name"),
                "graph": (graph_channel.MATCH, graph_channel.WORD, kb.config.graph.term_match_intents,
@@ -181,7 +181,8 @@ def learned_order(ranker: LearnedRanker, fused: Sequence[Fused], rows: Any) -> l
 
 def _attempt(kb: KnowledgeBase, expansion: Expansion, intent: str, options: PipelineOptions,
              keywords: Sequence[str], demoted: Mapping[str, str], scope: Scope | None) -> _Attempt:
-    runs = run_channels(kb, expansion, options, scope)
+    weights = intent_weights(kb, intent, channel_names(kb, options), options.uniform_weights)
+    runs = run_channels(kb, expansion, options, scope, weights)
     outcome = rank(kb, runs, intent, expansion, options, demoted)
     top = [kb.chunks[f.chunk_id].index_text for f in outcome.fused[:TOP_N]]
     overlap = overlap_score(keywords, top)
