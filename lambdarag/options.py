@@ -14,7 +14,7 @@ class PipelineOptions:
 
     channels: tuple[str, ...] | None = None  # None = every enabled channel
     uniform_weights: bool = False  # RRF with weight 1 for every channel instead of the intent's
-    gate: bool = True  # corrective gate (rewrite and retry once)
+    gate: bool | None = None  # the corrective gate's rewrite-and-retry: None = corrective.max_retries; True = once
     entity_expansion: bool | None = None  # entity-enhanced BM25 query; None = the config's query.entity_expansion
     learned: bool = True  # the domain's learned ranking stage when one is installed; False = weighted RRF only
     rerank: bool | None = None  # rerank after fusion: None = the config's rerank.enabled; False = off for this request

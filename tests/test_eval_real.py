@@ -94,7 +94,7 @@ def test_domainrag_subset_floors(domainrag: dict[str, Any]) -> None:
     assert full["recall@5"] >= baseline["recall@5"] and full["answer_in_context"] >= baseline["answer_in_context"]
     assert {"structured", "extractive", "time_sensitive", "conversation", "multi_doc", "faithful"} == set(
         domainrag["by_type"]["full"])
-    assert {"only_bm25", "uniform_weights", "no_gate", "with_entity_expansion"} <= set(domainrag["summary"])
+    assert {"only_bm25", "uniform_weights", "with_gate", "with_entity_expansion"} <= set(domainrag["summary"])
 
 
 def test_cmrc_subset_floors(cmrc: dict[str, Any]) -> None:

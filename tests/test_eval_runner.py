@@ -84,7 +84,7 @@ def test_full_system_baseline_and_ablations_in_one_table(report: Path) -> None:
     data = read_report(report)
     rows = {row["variant"]: row for row in data["ablation"]}
     assert list(rows)[:2] == ["full", "baseline"]
-    assert {"only_bm25", "uniform_weights", "no_gate", "with_entity_expansion"} <= set(rows)
+    assert {"only_bm25", "uniform_weights", "with_gate", "with_entity_expansion"} <= set(rows)
     assert "only_vector" not in rows  # not loaded with embedding.backend none, and the report says why
     assert "vector" in data["meta"]["channel_errors"]
     full = rows["full"]["metrics"]
@@ -154,8 +154,9 @@ def test_bad_arguments_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_variants_and_baseline_pack_the_same_budget() -> None:
     names = [v.name for v in default_variants(["bm25", "vector"])]
-    assert names == ["full", "baseline", "only_bm25", "only_vector", "uniform_weights", "no_gate",
-                     "with_entity_expansion"]  # opt-in by default: the ablation switches it on
+    assert names == ["full", "baseline", "only_bm25", "only_vector", "uniform_weights", "with_gate",
+                     "with_entity_expansion"]  # opt-in by default: the ablations switch them on
+    assert [v.name for v in default_variants(["bm25"], gate_retry=True)][-2] == "no_gate"
     assert [v.name for v in default_variants(["bm25"], entity_expansion=True)][-1] == "no_entity_expansion"
     assert all(v.options is None or v.options.log is False for v in default_variants(["bm25"]))
     alone = [v.options for v in default_variants(["bm25", "graph"]) if v.name.startswith("only_")]

@@ -295,7 +295,7 @@ def test_gate_retries_with_the_core_rewrite_and_keeps_the_better(small: Domain) 
     kb = small_kb(small, {"bm25": channel})
     question = "请问差旅费的住宿标准到底是多少呢"
     exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
-    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
+    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",), gate=True))
     gate = r.gate
     assert not gate.passed and gate.kept == "retry" and gate.rewritten is not None
     assert gate.retry_overlap is not None and gate.retry_overlap > gate.attempts[0]["overlap"]
@@ -308,7 +308,7 @@ def test_gate_keeps_the_first_when_the_retry_is_not_better(small: Domain) -> Non
     kb = small_kb(small, {"bm25": ListChannel("bm25", ["b#0", "c#0"])})
     question = "请问差旅费的住宿标准到底是多少呢"
     exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
-    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
+    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",), gate=True))
     assert (r.gate.kept, len(r.gate.attempts), r.fused[0].chunk_id) == ("first", 2, "b#0")
     assert "not better" in r.gate.reason
 
@@ -462,3 +462,17 @@ def test_a_channel_the_intent_gives_no_weight_is_not_searched_and_the_trace_says
     alone = retrieve(kb, question, expand(kb, question, "fact"), "fact",
                      PipelineOptions(channels=("graph",), uniform_weights=True))
     assert alone.runs["graph"].hits and alone.fused
+
+
+def test_the_gate_retries_only_when_configured_or_asked(small: Domain) -> None:
+    channel = ListChannel("bm25", ["b#0"], on_marker=["a#0"])
+    kb = small_kb(small, {"bm25": channel})
+    assert kb.config.corrective.max_retries == 0  # the retry is opt-in (agent-config.yml)
+    question = "请问差旅费的住宿标准到底是多少呢"
+    exp = expand_query(question, "fact", kb.config, kb.tokenizer, TODAY)
+    r = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
+    assert len(r.gate.attempts) == 1 and not r.gate.passed and r.gate.reason.startswith("retries disabled")
+    kb = dataclasses.replace(kb, config=dataclasses.replace(
+        kb.config, corrective=dataclasses.replace(kb.config.corrective, max_retries=1)))
+    again = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
+    assert again.gate.kept == "retry" and again.fused[0].chunk_id == "a#0"

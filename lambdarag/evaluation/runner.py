@@ -81,11 +81,12 @@ class Levels:
 
 def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
                      use_llm: bool = True, leave_one_out: bool = False,
-                     entity_expansion: bool = False) -> list[Variant]:
+                     entity_expansion: bool = False, gate_retry: bool = False) -> list[Variant]:
     """The full system first, then the naive baseline, each loaded channel alone and the three ablations.
 
     ``leave_one_out`` adds one variant per channel with every other channel (what that channel adds);
-    ``entity_expansion`` is the config's: the ablation switches it off when on, on when off (opt-in).
+    ``entity_expansion`` and ``gate_retry`` (corrective.max_retries ≥ 1) are the config's: each ablation switches
+    it off when on, on when off (opt-in).
     """
     base = PipelineOptions(use_llm=use_llm, log=False)
     out = [Variant(FULL, "full system", base)]
@@ -102,7 +103,8 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
                         replace(base, channels=tuple(c for c in channels if c != name))) for name in channels]
     out += [
         Variant("uniform_weights", "fusion with weight 1 for every channel", replace(base, uniform_weights=True)),
-        Variant("no_gate", "corrective gate off", replace(base, gate=False)),
+        Variant("no_gate", "corrective gate's retry off", replace(base, gate=False)) if gate_retry else
+        Variant("with_gate", "corrective gate's rewrite and retry (opt-in)", replace(base, gate=True)),
         Variant("no_entity_expansion", "no entity-enhanced query", replace(base, entity_expansion=False))
         if entity_expansion else
         Variant("with_entity_expansion", "entity-enhanced query (opt-in)", replace(base, entity_expansion=True)),

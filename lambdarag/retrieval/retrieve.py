@@ -226,10 +226,11 @@ def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, 
     threshold = kb.config.corrective.threshold
     first = _attempt(kb, expansion, intent, options, expansion.keywords, demoted, scope)
     passed = first.overlap >= threshold
-    if passed or not options.gate or kb.config.corrective.max_retries < 1:
+    retries = kb.config.corrective.max_retries >= 1 if options.gate is None else options.gate
+    if passed or not retries:
         reason = gate_reason(first.overlap, threshold, None, None)
         if not passed:
-            reason = "gate disabled: " + reason if not options.gate else "retries disabled: " + reason
+            reason = ("gate disabled: " if options.gate is False else "retries disabled: ") + reason
         return first, GateDecision(first.overlap, passed, threshold, reason=reason, attempts=[first.summary])
     rewritten = core_rewrite(question, expansion, kb.tokenizer)
     if not rewritten or normalize(rewritten) == normalize(question):

@@ -75,7 +75,7 @@ def _search(data: dict[str, Any]) -> Response:
     options = PipelineOptions(
         channels=get_str_list(data, "channels", CHANNEL_NAMES),
         uniform_weights=get_bool(data, "uniform_weights"),
-        gate=get_bool(data, "gate", default=True),
+        gate=None if data.get("gate") is None else get_bool(data, "gate"),  # absent: corrective.max_retries
         top_k=get_top_k(data, st.config.server.max_top_k),
         filters=get_filters(data),
         explain=get_bool(data, "explain"),
