@@ -43,6 +43,38 @@ def test_time_scope_relative_to_today(question: str, start: int | None, end: int
     assert scope.phrase and scope.phrase in question.replace("２０２３", "2023")
 
 
+@pytest.mark.parametrize(("question", "start", "end", "newest"), [
+    ("Is the company capital-intensive based on FY2022 data?", 2022, 2022, False),
+    ("What acquisitions were done in FY2023, FY2022 and FY2021?", 2021, 2023, False),  # every year it names
+    ("Was there any drop in cash between FY 2023 and Q2 of FY2024?", 2023, 2024, False),
+    ("Revenue in FY22 against FY21", 2021, 2022, False),
+    ("What was the margin in fiscal year 2020?", 2020, 2020, False),
+    ("Net sales from 2019 through 2021", 2019, 2021, False),
+    ("2019-2021 revenue", 2019, 2021, False),
+    ("Is the operating margin improving as of 2022?", None, 2022, True),
+    ("Net income since 2019", 2019, 2026, False),
+    ("Debt issued before 2020", None, 2020, False),
+    ("Revenue over the last three years", 2024, 2026, False),
+    ("Revenue over the past 5 years", 2022, 2026, False),
+    ("What was last year's dividend?", 2025, 2025, False),
+    ("What is the latest guidance?", None, None, True),
+])
+def test_english_time_scope(question: str, start: int | None, end: int | None, newest: bool) -> None:
+    scope = time_scope(question, TODAY)
+    assert scope is not None and scope.phrase
+    assert (scope.start_year, scope.end_year, scope.newest) == (start, end, newest)
+    assert expand_years(scope) == []  # the question already names its years as it means them
+
+
+@pytest.mark.parametrize("question", [
+    "What is the current ratio?",  # "current" names no time here
+    "Did it pay $2,022 in fees?", "Did margins grow 2022%?", "ISO 9001 certification scope",
+    "How much protein per day",
+])
+def test_english_questions_without_a_time(question: str) -> None:
+    assert time_scope(question, TODAY) is None
+
+
 def test_no_time_phrase_and_another_today() -> None:
     assert time_scope("差旅费住宿标准是多少？", TODAY) is None
     assert time_scope("近五年", date(2030, 1, 1)) == TimeScope(2026, 2030, False, "近五年")

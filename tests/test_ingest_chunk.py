@@ -162,3 +162,17 @@ def test_stacked_rows_split_only_when_every_cell_agrees() -> None:
 )
 def test_find_dates(text: str, dates: tuple[str, ...]) -> None:
     assert find_dates(text) == dates
+
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("For the fiscal year ended December 31, 2022", ("2022-12-31",)),
+    ("as of Dec. 31, 2021 and Jan 28 2023", ("2021-12-31", "2023-01-28")),
+    ("Signed on 30 June 2020.", ("2020-06", "2020-06-30")),
+    ("In March 2023 we opened", ("2023-03",)),
+    ("FY2022 against fiscal year 2021; Q2 2024 and 2024Q2", ("2021", "2022", "2024")),
+    ("Costs may 2023 rise", ()),  # the verb, not the month
+    ("Marching 2022 units", ()),
+    ("2022年3月1日起施行，2023-04-05修订", ("2022-03-01", "2023-04-05")),
+])
+def test_find_dates_reads_english_dates_and_fiscal_years(text: str, dates: tuple[str, ...]) -> None:
+    assert find_dates(text) == dates

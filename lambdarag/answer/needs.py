@@ -65,9 +65,6 @@ class Need:
         return {"kind": self.kind, "modal": self.modal, "english": self.english}
 
 
-def has_cjk(text: str) -> bool:
-    """Whether ``text`` holds a CJK character."""
-    return _CJK.search(text) is not None
 
 
 def is_english(text: str) -> bool:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.needs import evidence_bonus, has_cjk, question_need
+from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import find_dates
-from lambdarag.text.tokenizer import keyword_overlap, normalize, split_sentences
+from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_sentences
 
 MAX_SENTENCES = 3
 FLOOR = 0.6  # a sentence must score this share of the best one to be added

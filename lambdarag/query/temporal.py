@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from lambdarag.query.temporal_english import english_scope
 from lambdarag.text.numerals import COUNT_DIGITS, ONE_TO_NINE, TEN, TWO_COUNTING, tens_value
+from lambdarag.text.tokenizer import has_cjk
 
 # 1-99 in digits or Chinese: 十, 十二, 两, 二十 (两 does not follow 十: "十两" is no number)
 _NUM = rf"(\d{{1,2}}|{TEN}[{ONE_TO_NINE}]?|[{ONE_TO_NINE}{TWO_COUNTING}]{TEN}?)"
@@ -96,13 +98,16 @@ def time_scope(question: str, today: date) -> TimeScope | None:
         # "最新的近三年数据": the range stands, and the newest within it is preferred
         newest = newest or bool(_NEWEST.search(text.replace(match.group(0), "")))
         return TimeScope(start, end, newest, match.group(0))
+    if not has_cjk(text):  # an English question (query/temporal_english.py)
+        english = english_scope(text, today.year)
+        return TimeScope(*english) if english is not None else None
     return None
 
 
 def expand_years(scope: TimeScope | None) -> list[str]:
     """The scope's years spelled out ("2022年", …, "2026年"); nothing for an open or too long range."""
-    if scope is None or scope.end_year is None:
-        return []
+    if scope is None or scope.end_year is None or not has_cjk(scope.phrase):
+        return []  # an English question names its years as it means them; "2022年" would add nothing
     if scope.start_year is None:
         return [f"{scope.end_year}年"] if scope.newest else []  # "截至2023年" asks for 2023's state
     if scope.end_year - scope.start_year >= MAX_EXPANDED_YEARS:

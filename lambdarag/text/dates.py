@@ -33,6 +33,20 @@ _NUMERIC_MONTH = re.compile(r"(?<![\d./-])(\d{4})[-/](\d{1,2})(?![\d/-])")
 # 2023-2024学年 / 2022至2023年度: both years
 _YEAR_RANGE = re.compile(r"(?<![\d.])(\d{4})\s*[-–—~～至到]\s*(\d{4})(?=\s*(?:学年|年度|财年|年))")
 
+# English: December 31, 2022 / Dec. 31, 2022 / 31 December 2022 / December 2022 / FY2022, fiscal (year) 2022 /
+# Q2 2024, 2024Q2
+_MONTHS = {name: i for i, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sept", "sep"), ("october", "oct"), ("november", "nov"),
+     ("december", "dec")], start=1) for name in names}
+_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_EN_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}),?\s+(\d{{4}})(?!\d)", re.IGNORECASE)
+_EN_DAY_MONTH_YEAR = re.compile(rf"(?<![\d.])(\d{{1,2}})\s+{_MONTH}\s+(\d{{4}})(?!\d)", re.IGNORECASE)
+_EN_MONTH_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{4}})(?!\d)", re.IGNORECASE)
+_EN_FISCAL_YEAR = re.compile(r"(?:\bfy\s?|\bfiscal\s+(?:year\s+)?|\bq[1-4]\s+)(\d{4})(?!\d)|(?<!\d)(\d{4})\s?q[1-4]\b",
+                             re.IGNORECASE)
+_LATIN = re.compile(r"[A-Za-z]")
+
 _FULLWIDTH_DIGIT = re.compile("[０-９]")
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
@@ -50,11 +64,25 @@ def find_dates(text: str) -> tuple[str, ...]:
         for match in _YEAR_RANGE.finditer(text):
             _add(found, match.group(1), None, None)
             _add(found, match.group(2), None, None)
+    if _LATIN.search(text):
+        _english_dates(text, found)
     for match in _NUMERIC_DATE.finditer(text):
         _add(found, match.group(1), match.group(3), match.group(4))
     for match in _NUMERIC_MONTH.finditer(text):
         _add(found, match.group(1), match.group(2), None)
     return tuple(sorted(found))
+
+
+def _english_dates(text: str, found: set[str]) -> None:
+    for match in _EN_MONTH_DAY_YEAR.finditer(text):
+        _add(found, match.group(3), str(_MONTHS[match.group(1).lower()]), match.group(2))
+    for match in _EN_DAY_MONTH_YEAR.finditer(text):
+        _add(found, match.group(3), str(_MONTHS[match.group(2).lower()]), match.group(1))
+    for match in _EN_MONTH_YEAR.finditer(text):
+        if match.group(1).lower() != "may":  # "may 2023" is as often the verb before a number
+            _add(found, match.group(2), str(_MONTHS[match.group(1).lower()]), None)
+    for match in _EN_FISCAL_YEAR.finditer(text):
+        _add(found, match.group(1) or match.group(2), None, None)
 
 
 def normalise_date(year: int, month: int | None = None, day: int | None = None) -> str | None:

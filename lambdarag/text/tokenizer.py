@@ -50,6 +50,11 @@ _SENTENCE_RE = re.compile(
 Segmenter = Callable[[str], list[str]]
 
 
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK ideograph (Chinese text, or a mixed one)."""
+    return _CJK_RE.search(text) is not None
+
 def normalize(text: str) -> str:
     """NFKC (full-width to half-width, compatibility forms) then casefold."""
     return unicodedata.normalize("NFKC", text).casefold()
