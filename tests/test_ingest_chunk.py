@@ -176,3 +176,16 @@ def test_find_dates(text: str, dates: tuple[str, ...]) -> None:
 ])
 def test_find_dates_reads_english_dates_and_fiscal_years(text: str, dates: tuple[str, ...]) -> None:
     assert find_dates(text) == dates
+
+
+@pytest.mark.parametrize(("title", "own", "doc_date"), [
+    ("Contoso 2022 10-K", "", "2022"),  # no date of its own: the year its title names
+    ("2023年艺术类专业招生简章", "", "2023"),
+    ("Contoso 2022 10-K", "2023-02-01", "2023-02-01"),  # its own date wins
+    ("Contoso 10-K", "", ""), ("2022-2023学年校历", "", ""),  # no single year named
+])
+def test_a_document_without_a_date_is_dated_by_the_year_its_title_names(title: str, own: str, doc_date: str) -> None:
+    builder = DocBuilder("d", "d.txt", "txt")
+    builder.text("Net sales were $275 million.")
+    doc = dataclasses.replace(builder.build(title), date=own)
+    assert {c.doc_date for c in chunk_document(doc, IngestSettings())} == {doc_date}

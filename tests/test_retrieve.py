@@ -416,6 +416,33 @@ def test_current_versions_are_preferred_unless_the_question_asks_about_history()
     assert "loan-rules" not in index.demoted("暂付款管理规定的借款上限是多少？", now)
 
 
+@pytest.mark.parametrize(("title", "split"), [
+    ("2023年艺术类专业招生简章", ("{year}艺术类专业招生简章", "2023年")),
+    ("学院2024年度部门预算", ("学院{year}部门预算", "2024年度")),
+    ("Contoso Annual Report 2023", ("contosoannualreport{year}", "2023")),
+    ("Contoso 2022 10-K", ("contoso{year}10-k", "2022")),  # the year found before the spaces go
+    ("2022-2023学年校历", ("2022-2023学年校历", "")),  # a range names no single edition
+    ("江大财〔2021〕5号 关于2021年预算的通知", ("江大财〔2021〕5号关于2021年预算的通知", "")),  # a 文号 year
+    ("第2018号公告", ("第2018号公告", "")), ("共3000人的名单", ("共3000人的名单", "")),
+])
+def test_a_title_naming_one_year_is_an_edition_of_a_yearly_series(title: str, split: tuple[str, str]) -> None:
+    assert split_title(title) == split
+
+
+def test_the_current_edition_of_a_yearly_series_is_preferred_unless_the_question_names_one() -> None:
+    editions = {c.chunk_id: c for c in [*_doc("notice-2022", "2022年艺术类专业招生简章", "报名费每人100元。"),
+                                         *_doc("notice-2023", "2023年艺术类专业招生简章", "报名费每人120元。"),
+                                         *_doc("notice-2024", "2024年艺术类专业招生简章", "报名费每人150元。")]}
+    index = build_index(editions.values())
+    assert index.groups == {"{year}艺术类专业招生简章": {"2022年": ("notice-2022",), "2023年": ("notice-2023",),
+                                                      "2024年": ("notice-2024",)}}
+    assert set(index.demoted("艺术类专业的报名费是多少？", date(2025, 1, 1))) == {"notice-2022", "notice-2023"}
+    # asked as of a day in 2023: the 2024 notice was not out yet
+    assert set(index.demoted("艺术类专业的报名费是多少？", date(2023, 6, 1))) == {"notice-2022", "notice-2024"}
+    # the edition a question names is the one it means
+    assert set(index.demoted("2022年艺术类专业的报名费是多少？", date(2025, 1, 1))) == {"notice-2023", "notice-2024"}
+
+
 def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -> None:
     dom = init_domain("versions", tmp_path)
     write_chunks(dom.processed_dir, list(VERSIONED.values()))

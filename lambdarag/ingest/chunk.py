@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from lambdarag.ingest.document import Block, Document, Table
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.records import Chunk
-from lambdarag.text.dates import find_dates
+from lambdarag.text.dates import edition_year, find_dates
 
 HEADER_SEPARATOR = " · "  # between the values of a document header (Chunk.context)
 
@@ -67,6 +67,8 @@ def chunk_document(doc: Document, settings: IngestSettings) -> list[Chunk]:
     """The document's chunks, numbered "<doc_id>#0000", "<doc_id>#0001", ..., each with the document header."""
     chunks = []
     context = document_header(doc, settings.metadata_fields)
+    edition = edition_year(doc.title)  # a document without a date of its own is dated by the year its title names
+    doc_date = doc.date or (edition.group(1) if edition is not None else "")
     for n, piece in enumerate(_pieces(doc, settings)):
         breadcrumb = " > ".join(part for part in (doc.title, *piece.section) if part)
         chunks.append(
@@ -80,7 +82,7 @@ def chunk_document(doc: Document, settings: IngestSettings) -> list[Chunk]:
                 is_table=piece.is_table,
                 dates=find_dates(f"{breadcrumb}\n{context}\n{piece.text}"),
                 source=doc.source,
-                doc_date=doc.date,
+                doc_date=doc_date,
                 context=context,
             )
         )

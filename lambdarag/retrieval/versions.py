@@ -3,7 +3,8 @@
 Two general signals, no list of titles:
 
 - revisions: documents whose titles differ only by a bracketed version marker — （2021版）, （2024修订版）,
-  （2017年实行） — are versions of one document; the newest one in force on "today" is current;
+  （2017年实行） — or by the one year they name as an edition (2023年…招生简章, Annual Report 2023) are
+  versions of one document; the newest one in force on "today" is current;
 - repeals: a sentence (or table row) saying 《name》（文号）…废止/失效, or 废止/取代《name》, marks the document
   of that name repealed from the date it gives; the document saying it is never the one it repeals, and a
   version or 文号 in brackets after the name picks the version meant.
@@ -22,12 +23,13 @@ from datetime import date
 from typing import Any
 
 from lambdarag.records import Chunk
-from lambdarag.text.dates import find_dates
+from lambdarag.text.dates import edition_year, find_dates
 from lambdarag.text.tokenizer import normalize, split_sentences
 
 # a bracketed version marker ending a (normalised: half-width brackets) title: a year or 版/修订/实行…
 _MARKER = re.compile(r"\(([^()]{0,16}?(?:\d{4}[^()]{0,8}|版|修订|修正|实行|施行|试行)[^()]{0,6})\)\s*$")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+EDITION = "{year}"  # stands for the edition's year in a series' base title
 _NAME = re.compile(r"《([^《》]{2,60})》(?:\s*[（(]([^（）()]{1,30})[）)])?")
 _REPEAL_AFTER = re.compile(r"废止|失效|作废|停止执行|不再执行")  # 《name》…废止
 _REPEAL_BEFORE = re.compile(r"(?:废止|取代|代替|替代|替换)了?\s*(?:原)?$")  # 废止《name》, 取代了原《name》
@@ -172,12 +174,21 @@ def _preferred(members: Mapping[str, tuple[str, ...]], years: Mapping[str, int |
 
 
 def split_title(title: str) -> tuple[str, str]:
-    """(base title, version marker) of a document title; the marker is "" when the title carries none."""
-    clean = normalize(title).replace(" ", "").replace("《", "").replace("》", "")
+    """(base title, version marker) of a document title; the marker is "" when the title carries none.
+
+    The marker is a bracketed version at the end (（2024修订版）), else the one year the title names as an edition
+    (2023年…招生简章, 2023年度报告, Annual Report 2023): the base then keeps a placeholder where the year stood, so
+    the editions of a yearly series share it.
+    """
+    spaced = normalize(title).replace("《", "").replace("》", "")
+    clean = spaced.replace(" ", "")
     m = _MARKER.search(clean)
-    if m is None:
+    if m is not None:
+        return clean[: m.start()], m.group(1)
+    year = edition_year(spaced)  # before the spaces go: "3m 2022 10k" is no "3m202210k"
+    if year is None:
         return clean, ""
-    return clean[: m.start()], m.group(1)
+    return (spaced[: year.start()] + EDITION + spaced[year.end():]).replace(" ", ""), year.group(0)
 
 
 def build_index(chunks: Iterable[Chunk]) -> VersionIndex:

@@ -47,6 +47,12 @@ _EN_FISCAL_YEAR = re.compile(r"(?:\bfy\s?|\bfiscal\s+(?:year\s+)?|\bq[1-4]\s+)(\
                              re.IGNORECASE)
 _LATIN = re.compile(r"[A-Za-z]")
 
+# a year naming a title's edition: 2023, 2023年, 2023年度, 2023学年 (not a range 2022-2023, not part of a number,
+# not 第2018号); a title with a 文号 (江大财〔2021〕5号) or with two years names no single edition
+_EDITION_YEAR = re.compile(
+    r"(?<![\d.\-–~第])((?:19|20)\d{2})(?:年度|学年|年)?(?![\d.\-–~号届期]|\s*[-–~至到]\s*\d)")
+_DOC_NUMBER = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")
+
 _FULLWIDTH_DIGIT = re.compile("[０-９]")
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
@@ -83,6 +89,15 @@ def _english_dates(text: str, found: set[str]) -> None:
             _add(found, match.group(2), str(_MONTHS[match.group(1).lower()]), None)
     for match in _EN_FISCAL_YEAR.finditer(text):
         _add(found, match.group(1) or match.group(2), None, None)
+
+
+def edition_year(title: str) -> re.Match[str] | None:
+    """The one year a title names as its edition (2023年…招生简章, 2023年度报告, Annual Report 2023, Contoso 2022
+    10-K), as a match on ``title`` (group 1 the year); None when it names none, two, or carries a 文号."""
+    if _DOC_NUMBER.search(title):
+        return None
+    years = list(_EDITION_YEAR.finditer(title))
+    return years[0] if len(years) == 1 else None
 
 
 def normalise_date(year: int, month: int | None = None, day: int | None = None) -> str | None:
