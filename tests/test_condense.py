@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI
 
+from lambdarag.config.load import load_config
 from lambdarag.models.llm import LLMClient
 from lambdarag.query.condense import condense, main_entity, parallel_span, subject_phrase
+from lambdarag.query.expand import expand_query
 from lambdarag.records import Turn
+from lambdarag.text.tokenizer import Tokenizer
 
 EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
 
@@ -83,6 +87,19 @@ def test_chain_of_follow_ups_keeps_the_entity() -> None:
 def test_self_contained_questions_stay(question: str) -> None:
     result = condense(question, turns(("差旅费的住宿标准是多少？需要什么材料", "每晚400元")), None)
     assert (result.question, result.method, result.entity) == (question, "none", None)
+
+
+def test_a_follow_up_naming_no_entity_keeps_its_words_and_searches_with_the_sessions_topic() -> None:
+    history = turns(("中国人民大学国学院有哪些下设系别", "国学系等"), ("它的人才培养有哪些主要特色", "文史哲贯通"))
+    result = condense("保研率是多少", history, None)
+    assert (result.question, result.method, result.topic) == ("保研率是多少", "none", "中国人民大学国学院")
+    exp = expand_query(result.question, "fact", load_config(), Tokenizer(), date(2026, 1, 1), topic=result.topic)
+    assert exp.bm25_query.endswith(" 中国人民大学国学院") and exp.dense_query == "保研率是多少"
+    assert "国学院" not in "".join(exp.keywords)  # the gate and "not found" still judge the question's own words
+    # a question naming an entity of its own, or a rewritten one, has no topic
+    assert condense("中国人民大学商学院有哪些专业", history, None).topic is None
+    assert condense("它的保研率是多少", history, None).topic is None
+    assert condense("保研率是多少", (), None).topic is None
 
 
 def test_no_history_is_untouched_and_makes_no_llm_call() -> None:

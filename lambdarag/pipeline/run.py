@@ -199,7 +199,7 @@ def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
         expanded = req.options.entity_expansion
         req.expansion = expand_query(req.condensed.question, req.intent.intent, cfg, req.kb.tokenizer, today,
                                      cfg.query.entity_expansion if expanded is None else expanded,
-                                     req.kb.entity_aliases())
+                                     req.kb.entity_aliases(), req.condensed.topic)
 
 
 def _inherited_intent(req: _Request, previous: Turn) -> IntentResult:

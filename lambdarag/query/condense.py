@@ -63,10 +63,13 @@ class Condensed:
     method: str = "none"  # "none" | "rules" | "llm"
     entity: str | None = None
     error: str | None = None
+    # a follow-up the rules left as it is that names no entity of its own ("保研率是多少"): the session's main
+    # entity, searched beside it (BM25 and the document channel) without being put into the question
+    topic: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {"original": self.original, "question": self.question, "method": self.method,
-                "entity": self.entity, "error": self.error}
+                "entity": self.entity, "error": self.error, "topic": self.topic}
 
 
 def condense(
@@ -81,9 +84,20 @@ def condense(
             return Condensed(question, _llm_condense(question, history, llm, prompt or DEFAULT_PROMPT), "llm")
         except ServiceError as exc:
             error = f"llm failed, rules used: {exc}"
-    rewritten, entity = rule_condense(question, history)
-    method = "rules" if rewritten != question else "none"
-    return Condensed(question, rewritten, method, entity, error)
+    resolved = _resolved_history(history)
+    rewritten, entity = _rule_condense(question, resolved)
+    if rewritten != question:
+        return Condensed(question, rewritten, "rules", entity, error)
+    return Condensed(question, question, "none", None, error, session_topic(question, resolved))
+
+
+def session_topic(question: str, resolved: Sequence[Turn]) -> str | None:
+    """The main entity of the session (its resolved turns) for a question that names none (no title, no
+    organisation, person, place, regulation or role); None when it names one or the session has none."""
+    if _has_subject(question):
+        return None
+    entity = _antecedent(resolved, person=False)
+    return entity if entity is not None and entity.strip("《》") not in question else None
 
 
 def _llm_condense(question: str, history: Sequence[Turn], llm: LLMClient, prompt: str) -> str:

@@ -116,8 +116,10 @@ def expand_query(
     today: date,
     entity_expansion: bool = True,
     aliases: Mapping[str, Sequence[str]] | None = None,
+    topic: str | None = None,
 ) -> Expansion:
-    """Per-channel queries for ``question`` under ``intent``, relative to ``today`` for temporal phrases."""
+    """Per-channel queries for ``question`` under ``intent``, relative to ``today`` for temporal phrases; a
+    session ``topic`` (query.condense.Condensed.topic) joins the BM25 query only (in the dense one: no gain)."""
     entities = query_entities(question)
     scope = time_scope(question, today)
     keywords = tokenizer.keywords(question)
@@ -130,6 +132,7 @@ def expand_query(
         extra += entity_names(question, [e for e in entities if e.kind in _EXPANDED_KINDS], aliases)
     extra += [w for words in synonyms.values() for w in words]
     extra += [y for y in expand_years(scope) if y not in question]
+    extra += [topic.strip("《》")] if topic and topic.strip("《》") not in question else []
     bm25_query = " ".join([question, *dict.fromkeys(extra)])
     return Expansion(
         bm25_query=bm25_query,
