@@ -23,7 +23,7 @@ from datetime import date
 from typing import Any
 
 from lambdarag.records import Chunk
-from lambdarag.text.dates import edition_year, find_dates
+from lambdarag.text.dates import DOC_NUMBER_YEAR, edition_year, find_dates
 from lambdarag.text.tokenizer import normalize, split_sentences
 
 # a bracketed version marker ending a (normalised: half-width brackets) title: a year or 版/修订/实行…
@@ -34,7 +34,6 @@ _NAME = re.compile(r"《([^《》]{2,60})》(?:\s*[（(]([^（）()]{1,30})[）)
 _REPEAL_AFTER = re.compile(r"废止|失效|作废|停止执行|不再执行")  # 《name》…废止
 _REPEAL_BEFORE = re.compile(r"(?:废止|取代|代替|替代|替换)了?\s*(?:原)?$")  # 废止《name》, 取代了原《name》
 _SPLIT = re.compile(r"[\n|｜]")
-_DOC_NUMBER_YEAR = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")  # the year of a 文号 (江大财〔2021〕5号) dates nothing
 _NAMED_YEAR = re.compile(r"(?=(\d{4})(?:年?版|年(?:实行|施行|修订)|修订))")  # a year named as a version (_names)
 _AT_THE_SAME_TIME = re.compile(r"同时|同步")
 # questions about the past, a repeal or a change want every version, not only the current one
@@ -245,7 +244,7 @@ def _repeal_mentions(text: str) -> Iterable[tuple[str, str, str, str | None]]:
 
 
 def _latest_date(sentence: str) -> str | None:
-    dates = find_dates(_DOC_NUMBER_YEAR.sub("", sentence))
+    dates = find_dates(DOC_NUMBER_YEAR.sub("", sentence))
     return max(dates) if dates else None
 
 

@@ -51,7 +51,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 # not 第2018号); a title with a 文号 (江大财〔2021〕5号) or with two years names no single edition
 _EDITION_YEAR = re.compile(
     r"(?<![\d.\-–~第])((?:19|20)\d{2})(?:年度|学年|年)?(?![\d.\-–~号届期]|\s*[-–~至到]\s*\d)")
-_DOC_NUMBER = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")
+DOC_NUMBER_YEAR = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")  # the year of a 文号 (江大财〔2021〕5号) dates nothing
 
 _FULLWIDTH_DIGIT = re.compile("[０-９]")
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
@@ -94,7 +94,7 @@ def _english_dates(text: str, found: set[str]) -> None:
 def edition_year(title: str) -> re.Match[str] | None:
     """The one year a title names as its edition (2023年…招生简章, 2023年度报告, Annual Report 2023, Contoso 2022
     10-K), as a match on ``title`` (group 1 the year); None when it names none, two, or carries a 文号."""
-    if _DOC_NUMBER.search(title):
+    if DOC_NUMBER_YEAR.search(title):
         return None
     years = list(_EDITION_YEAR.finditer(title))
     return years[0] if len(years) == 1 else None
