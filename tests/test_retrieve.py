@@ -427,7 +427,11 @@ def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -
     r = retrieve(kb, "出差住宿费每天多少？", exp, "fact", PipelineOptions(today=TODAY, channels=("bm25",)))
     order = [f.chunk_id for f in r.fused]
     assert order.index("policy-2024#0001") < order.index("policy-2021#0001")
-    assert retrieval_trace(r)["versions"]["demoted"]["policy-2021"].startswith("other version")
+    versions = retrieval_trace(r)["versions"]
+    assert versions["demoted"]["policy-2021"].startswith("other version")
+    # the trace names the demoted documents this ranking met, and counts them all
+    pool_docs = {kb.chunks[f.chunk_id].doc_id for f in r.pool}
+    assert set(versions["demoted"]) == set(r.demoted) & pool_docs and versions["demoted_documents"] == len(r.demoted)
     assert -kb.config.retrieval.superseded_penalty in [f.boosts.get("superseded") for f in r.fused]
 
 

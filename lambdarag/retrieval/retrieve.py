@@ -78,6 +78,14 @@ class Retrieval:
     rerank: RerankDecision = field(default_factory=RerankDecision)  # what the reranker did (status off by default)
     scope: Scope | None = None  # the request's filters resolved (None: every document)
     top_k: int = 0  # the fused chunks kept: PipelineOptions.top_k, else retrieval.final_top_k
+    demoted_candidates: dict[str, str] = field(default_factory=dict)  # the demoted among the pool's documents
+
+    def versions_trace(self) -> dict[str, Any]:
+        """What a trace says of the version preference: the demoted documents among this ranking's candidates and
+        how many were demoted in all (the whole map can name every older version in the corpus: 150 kB a request
+        at 10k chunks of many versioned titles, too much to store with each request's trace)."""
+        return {"demoted": dict(self.demoted_candidates), "demoted_documents": len(self.demoted)}
+
 
 
 @dataclass(frozen=True)
@@ -216,7 +224,9 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
                                  options.rerank)
     top_k = final_top_k(kb, options)
     kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision, top_k))
-    return dataclasses.replace(_result(kept, gate, demoted, decision), scope=scope, top_k=top_k)
+    docs = {kb.chunks[f.chunk_id].doc_id for f in kept.outcome.pool if f.chunk_id in kb.chunks}
+    return dataclasses.replace(_result(kept, gate, demoted, decision), scope=scope, top_k=top_k,
+                               demoted_candidates={d: why for d, why in demoted.items() if d in docs})
 
 
 def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -294,7 +304,7 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "fused": [f.to_dict() for f in r.fused],
         "ranking": list(r.ranking),  # the fused order past the cut: what evaluation ranks documents by
         "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
-        "versions": {"demoted": dict(r.demoted)},
+        "versions": r.versions_trace(),
         "rerank": r.rerank.to_dict(),  # status ok | off | skipped | timeout | error | malformed, ms, n, reason
         "top_k": r.top_k,
         "scope": r.scope.summary() if r.scope is not None else None,  # the filters and the documents they leave
