@@ -22,7 +22,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,7 +128,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
 
     def write(folder: Path) -> Manifest:
         model.save(folder)
-        records = [asdict(p) for p in pages]
+        records = [{f.name: getattr(p, f.name) for f in fields(p)} for p in pages]  # flat: asdict deep-copies
         (folder / "pages.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
         (folder / "terms.txt").write_text("".join(f"{t}\n" for t in terms), encoding="utf-8")
         return Manifest(
