@@ -449,3 +449,15 @@ def test_a_channel_without_signal_for_the_question_is_left_out_and_the_trace_say
     assert notes["wiki"].startswith("1 of 2 hits left out: pages the question does not name")
     kept, notes = fusion_filter(kb, runs, "relation")  # relation questions may reach unnamed entities and pages
     assert kept["graph"] == graph_hits and len(kept["wiki"]) == 2 and notes == {}
+
+
+def test_demotions_read_as_the_one_dict_they_stand_for() -> None:
+    from lambdarag.retrieval.versions import Demotions
+
+    day = {"a": "old a", "b": "old b", "c": "old c"}
+    got = Demotions(day, frozenset({"b", "c", "x"}), {"c": "named c", "y": "named y"}, {"r": "repealed r"})
+    expected = {"a": "old a", "c": "named c", "y": "named y", "r": "repealed r"}
+    assert list(got.items()) == list(expected.items()) and len(got) == len(expected) and got == expected
+    assert "b" not in got and "x" not in got and "r" in got and day == {"a": "old a", "b": "old b", "c": "old c"}
+    with pytest.raises(KeyError):
+        got["b"]

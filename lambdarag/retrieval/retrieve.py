@@ -69,7 +69,7 @@ class Retrieval:
     gate: GateDecision
     expansion: Expansion | None = None  # the expansion of the kept attempt
     candidates: int = 0
-    demoted: dict[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
+    demoted: Mapping[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
     ranking: list[str] = field(default_factory=list)  # the fused ranking's chunk ids, deeper than final_top_k
     document_spread: float = 0.0  # KnowledgeBase.document_spread
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
@@ -116,7 +116,7 @@ def superseded_penalty(kb: KnowledgeBase) -> float:
     return kb.config.retrieval.superseded_penalty
 
 
-def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date) -> dict[str, str]:
+def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date) -> Mapping[str, str]:
     """Documents whose other version (or whose repeal) should rank after the current one for this question."""
     if intent in HISTORY_INTENTS or not superseded_penalty(kb):
         return {}
@@ -224,9 +224,9 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
                                  options.rerank)
     top_k = final_top_k(kb, options)
     kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision, top_k))
-    docs = {kb.chunks[f.chunk_id].doc_id for f in kept.outcome.pool if f.chunk_id in kb.chunks}
+    docs = dict.fromkeys(kb.chunks[f.chunk_id].doc_id for f in kept.outcome.pool if f.chunk_id in kb.chunks)
     return dataclasses.replace(_result(kept, gate, demoted, decision), scope=scope, top_k=top_k,
-                               demoted_candidates={d: why for d, why in demoted.items() if d in docs})
+                               demoted_candidates={d: demoted[d] for d in docs if d in demoted})
 
 
 def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -277,7 +277,7 @@ def reranked(kb: KnowledgeBase, outcome: FusionOutcome, pool: list[Fused],
 def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str],
             rerank: RerankDecision) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
-                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking),
+                     attempt.outcome.candidates, demoted, list(attempt.outcome.ranking),
                      attempt.outcome.document_spread, dict(attempt.outcome.notes), list(attempt.outcome.pool),
                      dict(attempt.outcome.rankings), rerank)
 
