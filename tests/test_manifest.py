@@ -76,3 +76,17 @@ def test_rebuild_commands_are_the_documented_scripts() -> None:
         assert command.format(domain="finance") in readme, what
     assert rebuild_hint("bm25", "finance") == "run: python scripts/rebuild_index.py --domain finance"
     assert rebuild_hint("toy", "finance") == "run: lambdarag build --domain finance"
+
+
+def test_a_chunk_list_hashes_as_its_chunks_and_only_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lambdarag.channels import manifest
+    from lambdarag.records import Chunk
+
+    chunks = [Chunk(chunk_id=f"d#{i:04d}", doc_id="d", title="t", breadcrumb="t", text=f"text {i}") for i in range(3)]
+    plain = manifest.chunks_hash(chunks)
+    hashed = manifest.ChunkList(chunks)
+    calls: list[int] = []
+    real = manifest._content_hash
+    monkeypatch.setattr(manifest, "_content_hash", lambda c: calls.append(1) or real(c))
+    assert [manifest.chunks_hash(hashed) for _ in range(5)] == [plain] * 5 and len(calls) == 1
+    assert manifest.chunks_hash(chunks[:2]) != plain and len(calls) == 2

@@ -86,7 +86,7 @@ def test_fact_question_is_answered_with_citations_and_a_full_trace(kb: Knowledge
     assert trace["condense"]["method"] == "none" and trace["intent"]["method"] == "rules"
     assert not any(d["stage"].startswith("channel:bm25") for d in trace["degraded"])
     # evidence beyond the fused top-k and the documents ranked after their current version are on record
-    assert isinstance(trace["evidence"]["added"], list) and trace["versions"] == {"demoted": {}}
+    assert isinstance(trace["evidence"]["added"], list) and trace["versions"] == {"demoted": {}, "demoted_documents": 0}
 
 
 def test_citations_are_the_cited_context_numbers(kb: KnowledgeBase) -> None:

@@ -454,7 +454,11 @@ def test_demoted_documents_skip_comparisons_and_a_zero_penalty(tmp_path: Path) -
     r = retrieve(kb, "出差住宿费每天多少？", exp, "fact", PipelineOptions(today=TODAY, channels=("bm25",)))
     order = [f.chunk_id for f in r.fused]
     assert order.index("policy-2024#0001") < order.index("policy-2021#0001")
-    assert retrieval_trace(r)["versions"]["demoted"]["policy-2021"].startswith("other version")
+    versions = retrieval_trace(r)["versions"]
+    assert versions["demoted"]["policy-2021"].startswith("other version")
+    # the trace names the demoted documents this ranking met, and counts them all
+    pool_docs = {kb.chunks[f.chunk_id].doc_id for f in r.pool}
+    assert set(versions["demoted"]) == set(r.demoted) & pool_docs and versions["demoted_documents"] == len(r.demoted)
     assert -kb.config.retrieval.superseded_penalty in [f.boosts.get("superseded") for f in r.fused]
 
 
@@ -503,3 +507,13 @@ def test_the_gate_retries_only_when_configured_or_asked(small: Domain) -> None:
         kb.config, corrective=dataclasses.replace(kb.config.corrective, max_retries=1)))
     again = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
     assert again.gate.kept == "retry" and again.fused[0].chunk_id == "a#0"
+def test_demotions_read_as_the_one_dict_they_stand_for() -> None:
+    from lambdarag.retrieval.versions import Demotions
+
+    day = {"a": "old a", "b": "old b", "c": "old c"}
+    got = Demotions(day, frozenset({"b", "c", "x"}), {"c": "named c", "y": "named y"}, {"r": "repealed r"})
+    expected = {"a": "old a", "c": "named c", "y": "named y", "r": "repealed r"}
+    assert list(got.items()) == list(expected.items()) and len(got) == len(expected) and got == expected
+    assert "b" not in got and "x" not in got and "r" in got and day == {"a": "old a", "b": "old b", "c": "old c"}
+    with pytest.raises(KeyError):
+        got["b"]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from lambdarag.channels.manifest import ChunkList
 from lambdarag.errors import LambdaRAGError, rebuild_hint
 from lambdarag.records import Chunk, Hit
 from lambdarag.scope import Scope
@@ -116,6 +117,8 @@ def load_channels(
     ]
     loaded: dict[str, Channel] = {}
     errors: dict[str, str] = {}
+    if chunks is not None and not isinstance(chunks, ChunkList):
+        chunks = ChunkList(chunks)  # their hash, which every channel's manifest check needs, worked out once
     for name in wanted:
         try:
             loaded[name] = channel_module(name, domain.config.retrieval.backend).load(domain, chunks)

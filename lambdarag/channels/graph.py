@@ -6,11 +6,13 @@ that mention them; edges with relation, weight and evidence chunk ids) and alias
 match · Π edge weights / (1 + hops) · ln(1 + N / chunks naming it) to each chunk that names it; a
 chunk scores the sum over the entities the question names plus its two strongest walked ones
 (chunk_score). Each hit carries a relation path read from the question's entity outwards
-(inverse relations spelt out: 财务处 has_part 预算科).
+(inverse relations spelt out: 财务处 has_part 预算科). The top k are found without scoring every chunk the walk
+reaches (channels/graph_rank.py): same hits, bounded work for a question naming a hub.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from lambdarag.channels.base import BuildResult
+from lambdarag.channels.graph_rank import chunk_index, top_chunks
 from lambdarag.channels.manifest import Manifest, chunks_hash, open_index, publish, reading
 from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.graph.schema import INVERSE
@@ -149,6 +152,9 @@ class GraphChannel:
         for alias in aliases:
             self._by_prefix.setdefault(alias[:2], []).append(alias)
         self._tokenizer = Tokenizer(())
+        self._named_in = chunk_index({node: data["chunks"] for node, data in graph.nodes(data=True)})
+        self._names = NameText(list(graph.nodes))
+        self._neighbour_lists: dict[str, list[tuple[str, str, float, str]]] = {}
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first; with a scope the
@@ -156,18 +162,13 @@ class GraphChannel:
         hinted = frozenset(rel for rel, words in RELATION_HINTS.items() if any(w in query for w in words))
         matched, named = self.matched(query)
         reached = self.walk(matched, hinted)
-        contributors: dict[str, list[tuple[float, str]]] = {}
-        for node, reach in reached.items():
-            mentions = self.graph.nodes[node]["chunks"]
-            value = reach.score * mention_idf(len(mentions), self.n_chunks)
-            for chunk_id in mentions:
-                if scope is None or chunk_id in scope.chunk_ids:
-                    contributors.setdefault(chunk_id, []).append((value, node))
-        scores = {c: chunk_score([(v, reached[n].hops) for v, n in found]) for c, found in contributors.items()}
-        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        values = {node: (reach.score * mention_idf(len(self.graph.nodes[node]["chunks"]), self.n_chunks), reach.hops)
+                  for node, reach in reached.items()}
+        allowed = None if scope is None else scope.chunk_ids.__contains__
+        ranked = top_chunks(values, lambda node: self.graph.nodes[node]["chunks"], self._named_in, k, chunk_score,
+                            WALKED_PER_CHUNK, allowed)
         hits = []
-        for rank, (chunk_id, score) in enumerate(ranked, start=1):
-            found = contributors[chunk_id]
+        for rank, (chunk_id, score, found) in enumerate(ranked, start=1):
             names = tuple(n for _, n in sorted(found, key=lambda c: (-c[0], c[1])))
             hits.append(Hit(chunk_id, score, rank, NAME, entities=names, path=_shown_path(found, reached),
                             extra={MATCH: NAMED if named else WORD}))
@@ -203,9 +204,9 @@ class GraphChannel:
         for term in self._tokenizer.keywords(text):
             if len(term) < MIN_TERM_CHARS:
                 continue
-            for node in self.graph.nodes:
+            for node in self._names.containing(term):
                 coverage = len(term) / len(node)
-                if term in node and coverage >= MIN_TERM_COVERAGE:
+                if coverage >= MIN_TERM_COVERAGE:
                     found[node] = max(found.get(node, 0.0), TERM * coverage)
         return found
 
@@ -232,12 +233,42 @@ class GraphChannel:
         return reached
 
     def _neighbours(self, node: str) -> list[tuple[str, str, float, str]]:
-        """(neighbour, label, weight, relation) both ways; an edge walked backwards is labelled by its inverse."""
+        """(neighbour, label, weight, relation) both ways, strongest first, at most MAX_FANOUT; an edge walked
+        backwards is labelled by its inverse. Worked out once per node (the graph does not change once loaded)."""
+        known = self._neighbour_lists.get(node)
+        if known is not None:
+            return known
         out = [(t, d["relation"], d["weight"], d["relation"]) for _, t, d in self.graph.out_edges(node, data=True)]
         out += [(s, INVERSE.get(d["relation"], d["relation"]), d["weight"], d["relation"])
                 for s, _, d in self.graph.in_edges(node, data=True)]
         out.sort(key=lambda item: (-item[2], item[0]))
-        return out[:MAX_FANOUT]
+        self._neighbour_lists[node] = out = out[:MAX_FANOUT]
+        return out
+
+
+class NameText:
+    """Every entity name in one string, so the names containing a word are found by str.find, not by testing each
+    name (a question without a name tried every one of the graph's entities for each of its words)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.starts: list[int] = []
+        offset = 0
+        for name in names:
+            self.starts.append(offset)
+            offset += len(name) + 1
+        self.text = "\0".join(names)
+
+    def containing(self, word: str) -> list[str]:
+        """The names containing ``word``, each once, in the order given."""
+        out: list[int] = []
+        at = self.text.find(word) if word and "\0" not in word else -1
+        while at >= 0:
+            index = bisect.bisect_right(self.starts, at) - 1
+            if not out or out[-1] != index:
+                out.append(index)
+            at = self.text.find(word, at + 1)
+        return [self.names[i] for i in out]
 
 
 def _whole_words(text: str, start: int, end: int) -> bool:

@@ -22,7 +22,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +62,7 @@ class IndexedPage:
     aliases: tuple[str, ...]
     sources: tuple[str, ...]
     excerpt: str
-    text: str
+    text: str  # what BM25 indexes (title, aliases, body): held while building only; pages.json leaves it out
     edited: bool = False  # changed by a person since it was generated
 
     @property
@@ -128,7 +128,9 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
 
     def write(folder: Path) -> Manifest:
         model.save(folder)
-        records = [asdict(p) for p in pages]
+        # without the text: the model holds what was indexed, and every page's text is most of the file (108 of
+        # 110 MB at 100k chunks), read back and kept by every serving worker
+        records = [{f.name: getattr(p, f.name) for f in fields(p) if f.name != "text"} for p in pages]
         (folder / "pages.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
         (folder / "terms.txt").write_text("".join(f"{t}\n" for t in terms), encoding="utf-8")
         return Manifest(
@@ -228,7 +230,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
     folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
     with reading(NAME, domain.name, (OSError, ValueError, KeyError, TypeError)):
         records = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
-        pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], r["text"],
+        pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], "",
                              bool(r.get("edited")))
                  for r in records]
         terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,7 +126,9 @@ def _add_edge(graph: nx.DiGraph, rel: Relation, chunk_id: str) -> None:
 
 def merge_chained_names(graph: nx.DiGraph) -> None:
     """江城大学财务处 → 财务处 (alias) with 财务处 belongs_to 江城大学; 财务处收费管理科 likewise."""
-    orgs = {n for n, a in graph.nodes(data=True) if a["kind"] == "org"}
+    # in the graph's order, longest first: a set's order changes with the process's hash seed, and with it which
+    # chain a name of equal length joined first (the same chunks built different graphs run to run)
+    orgs = dict.fromkeys(n for n, a in graph.nodes(data=True) if a["kind"] == "org")
     for long in sorted(orgs, key=len, reverse=True):
         short = next((long[i:] for i in range(2, len(long) - 1) if long[i:] in orgs and _is_name(long[:i])), None)
         if short is None or not graph.has_node(short):
@@ -143,16 +145,27 @@ def merge_chained_names(graph: nx.DiGraph) -> None:
 
 def _merge_short_regulations(graph: nx.DiGraph) -> None:
     """《差旅费管理办法》 inside 江城大学差旅费管理办法 is the same rule: the short name becomes an alias."""
-    orgs = {n for n, a in graph.nodes(data=True) if a["kind"] == "org"}
+    orgs = _org_prefixes(graph)
     regulations = [n for n, a in graph.nodes(data=True) if a["kind"] == "regulation"]
     full: dict[str, list[str]] = {}
     for name in regulations:
-        for org in orgs:
-            if name.startswith(org) and len(name) - len(org) >= 4:
-                full.setdefault(name[len(org):], []).append(name)
+        for org in orgs(name):
+            full.setdefault(name[len(org):], []).append(name)
     for short, longs in full.items():
         if short in graph and len(set(longs)) == 1 and graph.nodes[short]["kind"] == "regulation":
             _merge_into(graph, short, longs[0])
+
+
+def _org_prefixes(graph: nx.DiGraph) -> Callable[[str], list[str]]:
+    """name → the organisations it starts with that leave at least 4 characters (a regulation's short name), in
+    the graph's order: each of the name's prefixes looked up, not every organisation tried (that was quadratic)."""
+    position = {n: i for i, (n, a) in enumerate(graph.nodes(data=True)) if a["kind"] == "org"}
+
+    def prefixes(name: str) -> list[str]:
+        found = [name[:i] for i in range(1, len(name) - 3) if name[:i] in position]
+        return sorted(found, key=position.__getitem__)
+
+    return prefixes
 
 
 def _is_name(text: str) -> bool:
@@ -185,7 +198,7 @@ def alias_index(graph: nx.DiGraph, synonyms: Mapping[str, Sequence[str]] = {}) -
         if len(alias) >= 2 and node not in index.setdefault(alias, []):
             index[alias].append(node)
 
-    orgs = [n for n, a in graph.nodes(data=True) if a["kind"] == "org"]
+    orgs = _org_prefixes(graph)
     for node, attrs in graph.nodes(data=True):
         add(node, node)
         for alias in attrs["aliases"]:
@@ -193,9 +206,8 @@ def alias_index(graph: nx.DiGraph, synonyms: Mapping[str, Sequence[str]] = {}) -
         if attrs["kind"] == "org" and (short := short_name(node)):
             add(short, node)
         if attrs["kind"] == "regulation":
-            for org in orgs:  # 江城大学预算管理办法 is also asked for as 预算管理办法
-                if node.startswith(org) and len(node) - len(org) >= 4:
-                    add(node[len(org):], node)
+            for org in orgs(node):  # 江城大学预算管理办法 is also asked for as 预算管理办法
+                add(node[len(org):], node)
     for term, alternatives in synonyms.items():
         group = [entity_key(t) for t in (term, *alternatives)]
         nodes = [n for g in group for n in index.get(g, [])]

@@ -41,7 +41,7 @@ def explain(kb: KnowledgeBase, condensed: Condensed, intent: IntentResult, expan
                     "status": kb.ranker_status()},
         "rerank": retrieval.rerank.to_dict(),
         "gate": retrieval.gate.to_dict(),
-        "versions": {"demoted": dict(retrieval.demoted)},
+        "versions": retrieval.versions_trace(),
         "scope": retrieval.scope.summary() if retrieval.scope is not None else None,
         "found": found,
         "stages": {name: round(ms, 2) for name, ms in stages.items()},

@@ -199,7 +199,11 @@ def normalized_units(chunk: Chunk, span: int = 1) -> tuple[str, ...]:
 
 def proximity(keywords: Sequence[str], chunk: Chunk, span: int = 2) -> float:
     """The largest share of ``keywords`` found within one unit of ``span`` sentences of the chunk (chunk_units)."""
-    keys = [normalize(k) for k in keywords]
+    return _share_nearby([normalize(k) for k in keywords], chunk, span)
+
+
+def _share_nearby(keys: Sequence[str], chunk: Chunk, span: int) -> float:
+    """proximity for keywords normalised already (once per question, not once per chunk)."""
     return max(keyword_share(keys, unit) for unit in normalized_units(chunk, span))
 
 
@@ -214,12 +218,13 @@ def proximity_boost(fused: Sequence[Fused], chunks: Mapping[str, Chunk], keyword
     if not boost or not keywords:
         return list(fused)
     out = []
+    keys = [normalize(k) for k in keywords]
     for n, f in enumerate(fused):
         chunk = chunks.get(f.chunk_id)
         if n >= depth or chunk is None:
             out.append(f)
             continue
-        best = proximity(keywords, chunk, span)
+        best = _share_nearby(keys, chunk, span)
         out.append(_boost(f, "proximity", boost * best) if best else f)
     return order(out)
 

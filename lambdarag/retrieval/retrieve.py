@@ -69,7 +69,7 @@ class Retrieval:
     gate: GateDecision
     expansion: Expansion | None = None  # the expansion of the kept attempt
     candidates: int = 0
-    demoted: dict[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
+    demoted: Mapping[str, str] = field(default_factory=dict)  # doc id -> why its chunks were scaled down
     ranking: list[str] = field(default_factory=list)  # the fused ranking's chunk ids, deeper than final_top_k
     document_spread: float = 0.0  # KnowledgeBase.document_spread
     notes: dict[str, str] = field(default_factory=dict)  # channel -> why (part of) its hits were not fused
@@ -78,6 +78,14 @@ class Retrieval:
     rerank: RerankDecision = field(default_factory=RerankDecision)  # what the reranker did (status off by default)
     scope: Scope | None = None  # the request's filters resolved (None: every document)
     top_k: int = 0  # the fused chunks kept: PipelineOptions.top_k, else retrieval.final_top_k
+    demoted_candidates: dict[str, str] = field(default_factory=dict)  # the demoted among the pool's documents
+
+    def versions_trace(self) -> dict[str, Any]:
+        """What a trace says of the version preference: the demoted documents among this ranking's candidates and
+        how many were demoted in all (the whole map can name every older version in the corpus: 150 kB a request
+        at 10k chunks of many versioned titles, too much to store with each request's trace)."""
+        return {"demoted": dict(self.demoted_candidates), "demoted_documents": len(self.demoted)}
+
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,7 @@ def superseded_penalty(kb: KnowledgeBase) -> float:
     return kb.config.retrieval.superseded_penalty
 
 
-def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date) -> dict[str, str]:
+def demoted_documents(kb: KnowledgeBase, question: str, intent: str, today: date) -> Mapping[str, str]:
     """Documents whose other version (or whose repeal) should rank after the current one for this question."""
     if intent in HISTORY_INTENTS or not superseded_penalty(kb):
         return {}
@@ -217,7 +225,9 @@ def retrieve(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str
                                  options.rerank)
     top_k = final_top_k(kb, options)
     kept = dataclasses.replace(kept, outcome=reranked(kb, kept.outcome, pool, decision, top_k))
-    return dataclasses.replace(_result(kept, gate, demoted, decision), scope=scope, top_k=top_k)
+    docs = dict.fromkeys(kb.chunks[f.chunk_id].doc_id for f in kept.outcome.pool if f.chunk_id in kb.chunks)
+    return dataclasses.replace(_result(kept, gate, demoted, decision), scope=scope, top_k=top_k,
+                               demoted_candidates={d: demoted[d] for d in docs if d in demoted})
 
 
 def _gated(kb: KnowledgeBase, question: str, expansion: Expansion, intent: str, options: PipelineOptions,
@@ -269,7 +279,7 @@ def reranked(kb: KnowledgeBase, outcome: FusionOutcome, pool: list[Fused],
 def _result(attempt: _Attempt, gate: GateDecision, demoted: Mapping[str, str],
             rerank: RerankDecision) -> Retrieval:
     return Retrieval(attempt.outcome.fused, attempt.runs, attempt.outcome.weights, gate, attempt.expansion,
-                     attempt.outcome.candidates, dict(demoted), list(attempt.outcome.ranking),
+                     attempt.outcome.candidates, demoted, list(attempt.outcome.ranking),
                      attempt.outcome.document_spread, dict(attempt.outcome.notes), list(attempt.outcome.pool),
                      dict(attempt.outcome.rankings), rerank)
 
@@ -296,7 +306,7 @@ def retrieval_trace(r: Retrieval) -> dict[str, Any]:
         "fused": [f.to_dict() for f in r.fused],
         "ranking": list(r.ranking),  # the fused order past the cut: what evaluation ranks documents by
         "gate": r.gate.to_dict(),  # its attempts carry the queries of both searches
-        "versions": {"demoted": dict(r.demoted)},
+        "versions": r.versions_trace(),
         "rerank": r.rerank.to_dict(),  # status ok | off | skipped | timeout | error | malformed, ms, n, reason
         "top_k": r.top_k,
         "scope": r.scope.summary() if r.scope is not None else None,  # the filters and the documents they leave

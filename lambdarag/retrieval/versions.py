@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -63,22 +63,27 @@ class VersionIndex:
     repeals: dict[str, Repeal] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)  # doc id → title
 
-    def demoted(self, question: str, today: date) -> dict[str, str]:
+    def demoted(self, question: str, today: date) -> Mapping[str, str]:
         """Doc id → reason, for the documents this question should see only after the current versions."""
         if HISTORY_CUES.search(question):
             return {}
         asked = normalize(question)
-        named = self._named_groups(asked)
-        out = dict(self._unnamed_demotions(today))  # as if the question named no version of any group
-        for base in named:  # then the groups it does name, decided for it
+        named: dict[str, str] = {}
+        left_out: set[str] = set()
+        for base in self._named_groups(asked):  # the groups it names, decided for it
             group = _docs(self.groups[base])
-            out = {d: r for d, r in out.items() if d not in group}
-            out.update(self._group_demotions(base, asked, today))
+            named = {d: r for d, r in named.items() if d not in group}
+            left_out |= group
+            named.update(self._group_demotions(base, asked, today))
+        # the others as if the question named no version of them: the day's map, shared, not copied per question
+        out = Demotions(self._unnamed_demotions(today), frozenset(left_out), named, {})
+        repealed: dict[str, str] = {}
         for doc_id, repeal in self.repeals.items():
             if self._asked_for(doc_id, asked) or (repeal.since is not None and repeal.since > today.isoformat()):
                 continue
-            out.setdefault(doc_id, f"repealed: {repeal.sentence[:80]}")
-        return out
+            if doc_id not in out:
+                repealed.setdefault(doc_id, f"repealed: {repeal.sentence[:80]}")
+        return Demotions(out.day, out.left_out, named, repealed) if repealed else out
 
     def _group_demotions(self, base: str, asked: str, today: date) -> dict[str, str]:
         members = self.groups[base]
@@ -144,6 +149,36 @@ class VersionIndex:
         if marker and _names(asked, marker):
             return True
         return base not in self.groups and len(base) >= 4 and base in asked
+
+
+class Demotions(Mapping[str, str]):
+    """VersionIndex.demoted's answer: the day's demotions but for the groups the question names (``left_out``),
+    those groups' own (``named``), then repealed documents. The day's map (every older version in the corpus:
+    tens of thousands at 100k chunks) is shared, not copied for each question. Ordered as if built as one dict."""
+
+    def __init__(self, day: Mapping[str, str], left_out: frozenset[str], named: Mapping[str, str],
+                 repealed: Mapping[str, str]) -> None:
+        self.day, self.left_out, self.named, self.repealed = day, left_out, named, repealed
+        gone = sum(1 for d in left_out if d in day)
+        self._len = len(day) - gone + len(named) + len(repealed)
+
+    def __getitem__(self, doc_id: str) -> str:
+        if doc_id in self.named:
+            return self.named[doc_id]
+        if doc_id not in self.left_out and doc_id in self.day:
+            return self.day[doc_id]
+        return self.repealed[doc_id]
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.named or (doc_id in self.day and doc_id not in self.left_out) or doc_id in self.repealed
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (d for d in self.day if d not in self.left_out)
+        yield from self.named
+        yield from self.repealed
+
+    def __len__(self) -> int:
+        return self._len
 
 
 def _docs(members: Mapping[str, tuple[str, ...]]) -> set[str]:

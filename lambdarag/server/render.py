@@ -41,8 +41,7 @@ def render_answer(result: Result) -> dict[str, Any]:
 
 def render_search(result: SearchResult) -> dict[str, Any]:
     """The /api/search body: the SearchResult's JSON form without the trace (with explain on, ``explain``)."""
-    data = result.to_dict()
-    return with_explain(data.get("trace") or {}, {key: value for key, value in data.items() if key != "trace"})
+    return with_explain(result.trace, result.to_dict(include_trace=False))
 
 
 def with_explain(trace: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def slugify(title: str) -> str:
 
 def sentence_score(sentence: str, names: Sequence[str], entities: Sequence[Entity]) -> float:
     """Informativeness: the page's entity as subject and mentioned, other entities, numbers, dates, useful length."""
-    key = entity_key(sentence)
+    key = _sentence_key(sentence)
     own = sum(key.count(n) for n in names if n)
     subject = _subject_of(sentence, names)  # 预算科负责… / 本办法由… rather than a passing mention
     others = sum(1 for e in entities if e.kind not in ("date", "amount") and e.name not in names)
@@ -171,9 +171,9 @@ def _aboutness(chunk: Chunk, node: str, names: Sequence[str]) -> int:
     """0: the entity's own document (a regulation's text); 1: the chunk says what the entity is or does
     (its heading names it, or a sentence starts with it); 2: a passing mention. Sources sort by it, then
     in corpus order, so a page's first chunks are the ones about it."""
-    if regulation_subject(chunk.title) == node:
+    if _title_subject(chunk.title) == node:
         return 0
-    heading = entity_key(chunk.breadcrumb)
+    heading = _sentence_key(chunk.breadcrumb)
     if any(n in heading for n in names) or any(_subject_of(s, names) for s in prose_sentences(chunk.text)):
         return 1
     return 2
@@ -186,7 +186,7 @@ def _edition(chunk: Chunk) -> int:
 
 
 def _subject_of(sentence: str, names: Sequence[str]) -> bool:
-    key = entity_key(sentence)
+    key = _sentence_key(sentence)
     return any(0 <= key.find(n) <= SUBJECT_WINDOW for n in names if n)
 
 
@@ -202,7 +202,7 @@ def prose_sentences(text: str) -> list[str]:
     return list(_prose(text))
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=1 << 17)
 def _prose(text: str) -> tuple[str, ...]:
     """prose_sentences, memoised: a chunk is read for every page whose entity it mentions (about ten each)."""
     out = []
@@ -217,15 +217,27 @@ def _prose(text: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=262144)
 def _sentence_key(sentence: str) -> str:
-    """entity_key of a sentence, memoised for the same reason as _prose."""
+    """entity_key of a sentence (or a breadcrumb), memoised for the same reason as _prose."""
     return entity_key(sentence)
+
+
+@functools.lru_cache(maxsize=65536)
+def _title_subject(title: str) -> str | None:
+    """regulation_subject of a chunk's title, memoised: asked for each page the chunk is a source of."""
+    return regulation_subject(title)
+
+
+def _forget() -> None:
+    """Drop the memos of one compile (its sentences and chunks), so a process that builds keeps no corpus text."""
+    for memo in (_entities, _prose, _sentence_key, _title_subject):
+        memo.cache_clear()
 
 
 def _mentioning(chunks: Sequence[Chunk], names: Sequence[str], node: str) -> list[str]:
     """Sentences naming the entity; a regulation's own document counts whole (its sentences say 本办法)."""
     out: list[str] = []
     for chunk in chunks:
-        own_document = regulation_subject(chunk.title) == node
+        own_document = _title_subject(chunk.title) == node
         out += [s for s in _prose(chunk.text) if own_document or any(n in _sentence_key(s) for n in names)]
     return list(dict.fromkeys(out))
 
@@ -302,6 +314,7 @@ def compile_wiki(
     write_pages(wiki_dir, pages, report, frozenset(c.chunk_id for c in chunks))
     if cache is not None:
         cache.save()
+    _forget()
     return report
 
 
