@@ -507,6 +507,8 @@ def test_the_gate_retries_only_when_configured_or_asked(small: Domain) -> None:
         kb.config, corrective=dataclasses.replace(kb.config.corrective, max_retries=1)))
     again = retrieve(kb, question, exp, "fact", PipelineOptions(channels=("bm25",)))
     assert again.gate.kept == "retry" and again.fused[0].chunk_id == "a#0"
+
+
 def test_demotions_read_as_the_one_dict_they_stand_for() -> None:
     from lambdarag.retrieval.versions import Demotions
 
