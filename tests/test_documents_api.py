@@ -8,13 +8,12 @@ import io
 import json
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import ADMIN_TOKEN, NEW_DOC, copy_domain, shared_source
+from server_fixtures import ADMIN_TOKEN, NEW_DOC
 
 from lambdarag.build.generation import GENERATION_FILE, read_generation
 from lambdarag.build.jobs import JOBS_FILE
@@ -26,16 +25,6 @@ ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 NEW_QUESTION = "校园卡单次充值上限是多少？"
 OLD_QUESTION = "教职工出差住宿费标准是多少？"
 OLD_DOC = "差旅费报销办法"
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
-
-
-@pytest.fixture
-def domain(source: Domain, tmp_path: Path) -> Domain:
-    return copy_domain(source, tmp_path / "knowledge")
 
 
 AppFactory = Callable[..., FlaskClient]

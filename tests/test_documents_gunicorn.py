@@ -9,11 +9,9 @@ import threading
 import time
 import urllib.parse
 import uuid
-from pathlib import Path
 from typing import Any
 
-import pytest
-from server_fixtures import ADMIN_TOKEN, NEW_DOC, SECOND_DOC, Gunicorn, copy_domain, gunicorn, http, shared_source
+from server_fixtures import ADMIN_TOKEN, NEW_DOC, SECOND_DOC, Gunicorn, gunicorn, http
 from test_server_reload import ask_everywhere
 
 from lambdarag.build.jobs import RUNNER_LOG
@@ -22,16 +20,6 @@ from lambdarag.config.domain import Domain
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 NEW_QUESTION = "校园卡单次充值上限是多少？"
 SECOND_QUESTION = "图书馆开放时间是几点到几点？"
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
-
-
-@pytest.fixture
-def domain(source: Domain, tmp_path: Path) -> Domain:
-    return copy_domain(source, tmp_path / "knowledge")
 
 
 def multipart(files: list[tuple[str, bytes]]) -> tuple[bytes, str]:

@@ -7,22 +7,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from faq_paraphrases import PARAPHRASES
-from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import ADMIN_TOKEN, ROOT, copy_domain, shared_source
+from server_fixtures import ADMIN_TOKEN, ROOT
 
 from lambdarag.config.domain import Domain
 from lambdarag.config.load import load_config
 from lambdarag.errors import InputError
 from lambdarag.faq.match import best_match, question_keys, similarity
 from lambdarag.faq.store import FaqStore, new_entry, read_entries
-from lambdarag.server import create_app
 from lambdarag.text.tokenizer import Tokenizer
 
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -83,29 +80,6 @@ def test_similarity_is_symmetric_and_bounded() -> None:
     a, b = question_keys("报账大厅几点开门？", tokenizer), question_keys("报账大厅的开门时间", tokenizer)
     assert similarity(a, b) == similarity(b, a) and 0 < similarity(a, b) < 1
     assert similarity(a, question_keys("", tokenizer)) == 0.0
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
-
-
-@pytest.fixture
-def domain(source: Domain, tmp_path: Path) -> Domain:
-    return copy_domain(source, tmp_path / "knowledge")
-
-
-@pytest.fixture
-def app(domain: Domain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
-    monkeypatch.setenv("LAMBDARAG_ADMIN_TOKEN", ADMIN_TOKEN)
-    app = create_app(domain)
-    yield app
-    app.extensions["lambdarag"].store.close()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def error_of(response: Any, status: int) -> dict[str, Any]:

@@ -49,11 +49,6 @@ def app(domain: Domain) -> Iterator[Flask]:
         app.extensions["lambdarag"].store.close()
 
 
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
 def search(client: FlaskClient, **body: Any) -> dict[str, Any]:
     response = client.post("/api/search", json={"question": "报销通知 住宿费", **body})
     assert response.status_code == 200, response.get_json()

@@ -4,14 +4,12 @@ traces, sessions and the logs each request leaves."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import ADMIN_TOKEN, copy_domain, shared_source
+from server_fixtures import ADMIN_TOKEN, copy_domain
 
 from lambdarag.config.domain import Domain, open_domain
 from lambdarag.pipeline.result import Result
@@ -20,29 +18,6 @@ from lambdarag.server import create_app
 
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 CITATION_KEYS = {"n", "doc_id", "title", "breadcrumb", "locator", "excerpt", "chunk_id"}
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
-
-
-@pytest.fixture
-def domain(source: Domain, tmp_path: Path) -> Domain:
-    return copy_domain(source, tmp_path / "knowledge")
-
-
-@pytest.fixture
-def app(domain: Domain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
-    monkeypatch.setenv("LAMBDARAG_ADMIN_TOKEN", ADMIN_TOKEN)
-    app = create_app(domain)
-    yield app
-    app.extensions["lambdarag"].store.close()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

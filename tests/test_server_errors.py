@@ -33,11 +33,6 @@ def app(domain: Domain) -> Iterator[Flask]:
     app.extensions["lambdarag"].store.close()
 
 
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
 def error_of(response: Any, status: int, code: str | None = None) -> str:
     """Assert the one error shape and return the message."""
     assert response.status_code == status, response.get_data(as_text=True)

@@ -10,15 +10,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import copy_domain, shared_source
+from server_fixtures import copy_domain
 
 from lambdarag.config.domain import Domain
 from lambdarag.server import create_app
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
 
 
 @pytest.fixture
@@ -26,11 +21,6 @@ def app(source: Domain, tmp_path: Path) -> Iterator[Flask]:
     app = create_app(copy_domain(source, tmp_path / "knowledge"))
     yield app
     app.extensions["lambdarag"].store.close()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def chat(client: FlaskClient, messages: list[dict[str, Any]], **extra: Any) -> Any:

@@ -18,10 +18,8 @@ from server_fixtures import (
     SECOND_DOC,
     Gunicorn,
     build,
-    copy_domain,
     gunicorn,
     http,
-    shared_source,
 )
 
 from lambdarag.config.domain import Domain
@@ -31,16 +29,6 @@ from lambdarag.server.holder import GENERATION_FILE
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 NEW_QUESTION = "校园卡单次充值上限是多少？"
 SECOND_QUESTION = "图书馆开放时间是几点到几点？"
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
-
-
-@pytest.fixture
-def domain(source: Domain, tmp_path: Path) -> Domain:
-    return copy_domain(source, tmp_path / "knowledge")
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import ADMIN_TOKEN, copy_domain, shared_source
+from server_fixtures import ADMIN_TOKEN, copy_domain
 from test_server_errors import error_of
 
 from lambdarag.config.domain import Domain, open_domain
@@ -38,11 +38,6 @@ AppFactory = Callable[..., FlaskClient]
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-@pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Domain:
-    return shared_source(tmp_path_factory)
 
 
 @pytest.fixture
