@@ -217,3 +217,21 @@ def gunicorn(domain: Domain, workers: int = 2, threads: int = 4, ready_workers: 
         yield server
     finally:
         server.stop()
+
+
+def wait_job(client: Any, job_id: str, timeout: float = 180) -> dict[str, Any]:
+    """Poll a Flask test client's GET /api/jobs/<id> (admin token) until the job is done or failed."""
+    deadline = time.monotonic() + timeout
+    body: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/jobs/{job_id}", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}).get_json()
+        if body["state"] in ("done", "failed"):
+            return dict(body)
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} not finished after {timeout} s: {body}")
+
+
+def cited(client: Any, question: str) -> set[str]:
+    """The doc ids /api/ask cites for ``question`` (none when it answers "not found")."""
+    body = client.post("/api/ask", json={"question": question}).get_json()
+    return {c["doc_id"] for c in body["citations"]} if body["found"] else set()

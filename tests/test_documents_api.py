@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_fixtures import ADMIN_TOKEN, NEW_DOC
+from server_fixtures import ADMIN_TOKEN, NEW_DOC, cited, wait_job
 
 from lambdarag.build.generation import GENERATION_FILE, read_generation
 from lambdarag.build.jobs import JOBS_FILE
@@ -59,21 +59,6 @@ def upload(client: FlaskClient, files: list[tuple[str, bytes]], headers: dict[st
     data = {f"file{i}": (io.BytesIO(body), name) for i, (name, body) in enumerate(files)}
     return client.post("/api/documents", data=data, headers=ADMIN if headers is None else headers,
                        content_type="multipart/form-data")
-
-
-def wait_job(client: FlaskClient, job_id: str, timeout: float = 180) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(f"/api/jobs/{job_id}", headers=ADMIN).get_json()
-        if body["state"] in ("done", "failed"):
-            return dict(body)
-        time.sleep(0.3)
-    raise AssertionError(f"job {job_id} not finished after {timeout} s: {body}")
-
-
-def cited(client: FlaskClient, question: str) -> set[str]:
-    body = client.post("/api/ask", json={"question": question}).get_json()
-    return {c["doc_id"] for c in body["citations"]} if body["found"] else set()
 
 
 def error_of(response: Any, status: int, code: str) -> str:

@@ -6,20 +6,17 @@ one is moved to wiki/.orphaned/, not lost), and the question it answered no long
 from __future__ import annotations
 
 import io
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI
 from flask.testing import FlaskClient
 from index_fixtures import CHANNELS, OLD_QUESTION, full_domain
-from server_fixtures import ADMIN_TOKEN, NEW_DOC, copy_domain
+from server_fixtures import ADMIN_TOKEN, NEW_DOC, cited, copy_domain, wait_job
 from test_channel_vector import DIM, char_bag
 
 from lambdarag.config.domain import Domain
-from lambdarag.server import create_app
 from lambdarag.wiki.page_format import read_page
 from lambdarag.wiki.pages import ORPHANED_DIR
 
@@ -44,27 +41,6 @@ def domain(source: Domain, tmp_path: Path) -> Domain:
     return copy_domain(source, tmp_path / "knowledge")
 
 
-@pytest.fixture
-def client(domain: Domain, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]:
-    monkeypatch.setenv("LAMBDARAG_ADMIN_TOKEN", ADMIN_TOKEN)
-    app = create_app(domain)
-    yield app.test_client()
-    app.extensions["lambdarag"].store.close()
-
-
-def wait_job(client: FlaskClient, job_id: str, timeout: float = 180) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(f"/api/jobs/{job_id}", headers=ADMIN).get_json()
-        if body["state"] in ("done", "failed"):
-            return dict(body)
-        time.sleep(0.3)
-    raise AssertionError(f"job {job_id} not finished after {timeout} s")
-
-
-def cited(client: FlaskClient, question: str) -> set[str]:
-    body = client.post("/api/ask", json={"question": question}).get_json()
-    return {c["doc_id"] for c in body["citations"]}
 
 
 def holding(domain: Domain, marker: str) -> set[str]:
