@@ -52,11 +52,14 @@ def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
     ("为什么要提交情况说明？", "reason"),
     ("两个版本有什么区别？", "compare"),
     ("报销范围包括哪些？", "list"),
+    ("财务处处长是谁？", "person"),
+    ("谁负责报销审核？", "contact"),
     ("Is the company profitable in 2024?", "yesno"),
     ("Has revenue improved or declined since 2023?", "general"),
     ("How much did net revenue rise?", "amount"),
     ("Where are the offices located?", "place"),
     ("Why did margins fall?", "reason"),
+    ("Who signed the annual report?", "person"),
 ])
 def test_the_need_of_a_question(question: str, kind: str) -> None:
     assert question_need(question).kind == kind
@@ -139,6 +142,21 @@ def test_need_evidence_and_the_lead_reference() -> None:
     lead = lead_text(p.pieces, 40)
     assert lead.startswith("出差返回后在系统中填写报销单。") and plain_length(lead) <= 40
     assert first_sentence("可以[1]。票据遗失的，可凭证明报销[1]。") == "可以。"
+
+
+def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_name() -> None:
+    need = question_need("财务处处长是谁？")
+    assert evidence_bonus(need, "财务处处长由王建国同志担任。", "财务处处长是谁？") > 0
+    assert evidence_bonus(need, "财务处负责全校的报销审核工作。", "财务处处长是谁？") == 0
+    assert evidence_bonus(need, "王建国是财务处处长。", "王建国是谁？") == 0  # the question's own name answers nothing
+    english = question_need("Who is the chief financial officer?")
+    assert evidence_bonus(english, "Jane Smith, our Chief Financial Officer, signed the report.", "") > 0
+    chunks = {
+        "org#1": Chunk("org#1", "org", "财务处简介", "财务处简介", "财务处处长的职责是统筹全校财务工作。"
+                       "财务处处长由王建国担任，分管预算与报销。"),
+    }
+    p = pack({}, ["org#1"], [], chunks, max_chars=3500)
+    assert "王建国" in first_sentence(extractive_answer("财务处处长是谁？", p, "person", {}, ["财务处", "处长"]))
 
 
 def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:

@@ -89,5 +89,7 @@ MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请�
                    "certificate", "copy of")
 STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后", "之后", "最后", r"(?:^|\s)\d+[.、]", r"[（(]\d+[)）]",
                "step", "first,", "then")
+PERSON = ("谁", "哪位", "何人")
+PERSON_EN = (r"\bwho\b", r"\bwhom\b")
 CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么")
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")

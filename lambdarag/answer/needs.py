@@ -1,4 +1,4 @@
-"""What a question asks for: materials, an amount, a date, a contact, a place, steps, yes/no, a comparison, a list.
+"""What a question asks for: materials, an amount, a date, a contact, a person, a place, steps, yes/no, a list…
 
 The extractive answer leads with the part of the evidence that meets the need (answer/compose.py); the rest
 follows within the length budget. Cues are general words of the question's language (answer/cues.py), never a
@@ -12,14 +12,17 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.graph.english import english_entities
+from lambdarag.text.people import person_names
 
-NEED_KINDS = ("yesno", "materials", "contact", "place", "date", "amount", "conditions", "reason", "definition", "steps",
-              "compare", "list", "general")
+NEED_KINDS = ("yesno", "materials", "contact", "person", "place", "date", "amount", "conditions", "reason",
+              "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
 
 _CUES: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS, *cues.MATERIALS_EN, flags=re.IGNORECASE),
     "contact": cue_pattern(*cues.CONTACT, *cues.CONTACT_EN, flags=re.IGNORECASE),
+    "person": cue_pattern(*cues.PERSON, *cues.PERSON_EN, flags=re.IGNORECASE),
     "place": cue_pattern(*cues.PLACE, *cues.PLACE_EN, flags=re.IGNORECASE),
     "date": cue_pattern(*cues.DATE, *cues.DEADLINE, *cues.DATE_EN, flags=re.IGNORECASE),
     "amount": cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE),
@@ -31,8 +34,8 @@ _CUES: dict[str, re.Pattern[str]] = {
     "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
 }
 # the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, not a list)
-_ORDER = ("materials", "contact", "place", "date", "amount", "reason", "definition", "steps", "compare", "list",
-          "conditions")
+_ORDER = ("materials", "contact", "person", "place", "date", "amount", "reason", "definition", "steps", "compare",
+          "list", "conditions")
 # what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
 _EVIDENCE: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
@@ -99,7 +102,16 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
 
 
-def evidence_bonus(need: Need, sentence: str) -> float:
-    """NEED_BONUS when ``sentence`` carries what ``need`` asks for (a place, a reason, a phone number…), else 0."""
+def evidence_bonus(need: Need, sentence: str, asked: str = "") -> float:
+    """NEED_BONUS when ``sentence`` carries what ``need`` asks for (a place, a reason, a phone number, someone the
+    question ``asked`` does not name itself…), else 0."""
+    if need.kind == "person":
+        return NEED_BONUS if any(name not in asked for name in named_people(sentence)) else 0.0
     pattern = _EVIDENCE.get(need.kind)
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
+
+
+def named_people(sentence: str) -> list[str]:
+    """The people a sentence names: tagged Chinese names, and English ones next to a role or title."""
+    english = [e.name for e in english_entities(sentence) if e.kind == "person"]
+    return [*person_names(sentence), *english]

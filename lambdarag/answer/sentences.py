@@ -228,7 +228,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 continue
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
-            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown)
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown, question)
             if wants_date and find_dates(unit.shown):
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and AMOUNT.search(unit.shown):
