@@ -11,6 +11,7 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, evidence_bonus, is_english, question_need
+from lambdarag.answer.table_text import grams
 from lambdarag.records import Chunk
 
 CHUNKS = {
@@ -142,6 +143,11 @@ def test_need_evidence_and_the_lead_reference() -> None:
     lead = lead_text(p.pieces, 40)
     assert lead.startswith("出差返回后在系统中填写报销单。") and plain_length(lead) <= 40
     assert first_sentence("可以[1]。票据遗失的，可凭证明报销[1]。") == "可以。"
+
+
+def test_english_words_match_by_stem_and_without_stopwords() -> None:
+    assert grams("The Revenues of the company") == grams("revenue company")
+    assert "the" not in grams("What is the effective tax rate?")
 
 
 def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_name() -> None:

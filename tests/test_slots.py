@@ -221,3 +221,13 @@ def test_a_person_row_named_by_its_cells_beats_one_sharing_more_words(config: Co
                    "| 吴涛 | 科长 | 027-87651050 | 科研经费入账 |", is_table=True)
     slots = fill_slots("person", "管科研经费的科长是哪位老师？", [deputy], None, config).slots
     assert slots["name"] == "吴涛"
+
+
+def test_a_table_of_contents_is_not_a_procedure(config: Config) -> None:
+    contents = Chunk("filing#0001", "filing", "Annual report", "Annual report", "Table of Contents\n"
+                     "1. Business 1\n2. Properties 37\n3. Legal Proceedings 37\n4. Mine Safety Disclosures 38")
+    assert "steps" not in fill_slots("process", "How has the tax rate changed?", [contents], None, config).slots
+    chinese = dataclasses.replace(contents, text="1. 总则……1\n2. 报销范围……3\n3. 附则……9")
+    assert "steps" not in fill_slots("process", "报销怎么办理？", [chinese], None, config).slots
+    steps = dataclasses.replace(contents, text="1. 填写报销单\n2. 部门负责人签字 2\n3. 提交财务处审核")
+    assert len(fill_slots("process", "报销怎么办理？", [steps], None, config).slots["steps"]) == 3

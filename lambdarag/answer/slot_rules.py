@@ -32,6 +32,8 @@ _NAME_WITH_TITLE = re.compile(r"^([\u4e00-\u9fff]{2,4})[（(]([^）)]{1,8})[）)
 _STEP = re.compile(
     r"^\s*(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[）)]|第[一二三四五六七八九十]+步|[①②③④⑤⑥⑦⑧⑨⑩]|步骤\d+[:：]?)\s*"
 )
+_PAGE_REF = re.compile(r"(?:\s|\.{2,}|…+|·{2,})\d{1,4}$")  # "Legal Proceedings 37", "总则……1": a contents line
+CONTENTS_SHARE = 0.5  # a list is a table of contents when this share of its items end in a page number
 _ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
 _CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可")
 _WHERE_AFTER_VERB = re.compile(r"(?:交至|交到|投递至|送至|送到|提交至|提交到|前往|到)([^，,。；;、\n]{2,24})")
@@ -211,13 +213,18 @@ def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
         if _MATERIAL_SECTION.search(_section(chunk)) or parse_table(chunk.text) is not None:
             continue
         items = _numbered(chunk.text) or _lines(chunk.text)
-        if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)):
+        if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)) and not is_contents(items):
             return items, chunk.chunk_id
     for chunk in pool:  # no procedure section: a numbered list of three or more outside 条件/材料 sections
         items = _numbered(chunk.text)
-        if len(items) >= 3 and not _OTHER_LIST_SECTION.search(_section(chunk)):
+        if len(items) >= 3 and not _OTHER_LIST_SECTION.search(_section(chunk)) and not is_contents(items):
             return items, chunk.chunk_id
     return [], ""
+
+
+def is_contents(items: Sequence[str]) -> bool:
+    """Whether numbered lines are a table of contents (most end in a page number), not the steps of a procedure."""
+    return sum(1 for item in items if _PAGE_REF.search(item)) >= CONTENTS_SHARE * len(items)
 
 
 def _materials(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:

@@ -7,11 +7,14 @@ any of those rather than depending on one exact layout.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.text.english import stem
+from lambdarag.text.tokenizer import stopwords
 
 _SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
 _SPLITTERS = ("|", "｜", "\t")
@@ -98,9 +101,16 @@ def grams(text: str) -> set[str]:
     out: set[str] = set()
     for run in _CJK_RUN.findall(text):
         out.update([run] if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
-    out.update(w.lower() for w in _WORD.findall(text))
+    out.update(_word_form(w) for w in _WORD.findall(text) if w.lower() not in stopwords())
     out.update(m.lower() for m in _MIXED.findall(text))
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_form(word: str) -> str:
+    """A Latin word as matched: case-folded and stemmed ("Revenues" and "revenue" are one word); numbers as written."""
+    lowered = word.lower()
+    return stem(lowered) if lowered.isalpha() else lowered
 
 
 def question_grams(question: str) -> set[str]:
