@@ -11,6 +11,7 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, evidence_bonus, is_english, question_need
+from lambdarag.answer.sentences import cut_by_window
 from lambdarag.answer.table_text import grams
 from lambdarag.records import Chunk
 
@@ -148,6 +149,15 @@ def test_need_evidence_and_the_lead_reference() -> None:
 def test_english_words_match_by_stem_and_without_stopwords() -> None:
     assert grams("The Revenues of the company") == grams("revenue company")
     assert "the" not in grams("What is the effective tax rate?")
+
+
+def test_a_sentence_the_window_cut_is_known_as_cut() -> None:
+    body = "negatively impacted organic growth by 4.5 points. Sales rose in every segment. Overall, the impact of the"
+    assert cut_by_window("negatively impacted organic growth by 4.5 points.", body)
+    longer = body.replace("Overall,", "Overall, we expect that")
+    assert cut_by_window("Overall, we expect that the impact of the", longer)
+    assert not cut_by_window("Sales rose in every segment.", body)
+    assert not cut_by_window("出差返回后填写报销单。", "出差返回后填写报销单。报销单由负责人签字后提交")
 
 
 def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_name() -> None:

@@ -38,6 +38,7 @@ WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
 MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
+CUT_FACTOR = 0.8  # score kept by a sentence the chunk's window cut (its other part is in the neighbouring chunk)
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
 DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
@@ -237,6 +238,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 continue  # a caption, signature or heading line names a topic, it does not answer
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
+            if cut_by_window(unit.shown, body):
+                score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched))
     return out
 
@@ -312,6 +315,17 @@ def _units(body: str) -> Iterator[Unit]:
         else:
             question = ""
             yield from (Unit(s, s) for s in split_sentences(line))
+
+
+def cut_by_window(sentence: str, body: str) -> bool:
+    """Whether ``sentence`` is a piece the chunk's window cut off: the body's last sentence without its full stop,
+    or (in a cased script) its first sentence starting in lower case ("negatively impacted…")."""
+    text, whole = sentence.strip(), body.strip()
+    if not text or not whole:
+        return False
+    if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(_CLOSED) and len(text) >= WRAPPED_MIN_CHARS:
+        return True
+    return text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
 
 
 def _furniture(sentence: str, heading: str) -> bool:
