@@ -58,7 +58,8 @@ def _yes_no(question: str, packed: Packed, keywords: Sequence[str], intent: str,
     if best is None or best.score < YES_NO_SUPPORT:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
-    return [lead_line(need, support, True), support, *(line for line in lines if line != support)]
+    # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
+    return [lead_line(need, support, True) + support, *(line for line in lines if line != support)]
 
 
 def repeal_notes(text: str, packed: Packed) -> list[str]:
