@@ -116,6 +116,9 @@ def test_yes_no_answers_start_with_the_answer_then_the_sentence() -> None:
     assert no.startswith("不可以[1]。个人消费的票据不得报销[1]。")
     unknown = extractive_answer("出差可以带家属吗？", packed(["travel#1"]), "fact", {}, ["出差", "家属"])
     assert unknown.startswith("资料中未明确说明。")
+    short = extractive_answer("票据遗失可以报销吗？", packed(["travel#2", "travel#1"]), "fact", {},
+                              ["票据", "遗失", "报销"], budget=20)
+    assert short.startswith("可以。票据遗失的") and short.endswith("…[1]。")  # the support cut, not dropped
 
 
 def test_english_questions_get_english_answers_with_their_figures() -> None:
