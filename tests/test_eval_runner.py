@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
+from lambdarag.answer.context import pack
 from lambdarag.cli import main
 from lambdarag.evaluation.baseline import NaiveBM25
-from lambdarag.evaluation.runner import default_variants
+from lambdarag.evaluation.runner import Levels, cited_page_hits, default_variants
+from lambdarag.ingest.document import locator_pages
+from lambdarag.records import Chunk
 
 DOCS = [
     ("fin-travel", "差旅费报销办法", "教职工出差住宿费标准为每人每天不超过500元，超出部分由个人承担。"),
@@ -198,6 +201,23 @@ def test_page_recall_beside_document_recall(tmp_path: Path) -> None:
     markdown = (out / "report.md").read_text(encoding="utf-8")
     assert "## Page level" in markdown and "1 questions carry gold_pages" in markdown
     assert "| baseline | 1.000 | – |" in markdown
+    assert data["summary"]["full"]["answer_page_hit"] == 1.0  # the answer quotes the dividend page first
+    assert data["by_type"]["full"]["plain"]["answer_page_hit"] is None
+    assert "cited page" in markdown
+
+
+def test_cited_page_hits_read_the_first_citation_and_the_first_evidence_chunk() -> None:
+    chunks = {f"acme#{n}": Chunk(f"acme#{n}", "acme", "Acme 10-K", "Acme 10-K", text, locator=f"第{n}页")
+              for n, text in ((1, "Revenue rose to 512 million dollars."), (3, "The board approved a dividend."))}
+    packed = pack({}, ["acme#1", "acme#3"], [], chunks, max_chars=3500)
+    pages = Levels(lambda cid: cid.split("#")[0], {}, {}, lambda cid: locator_pages(chunks[cid].locator)).page_ranking
+    gold = {("acme", 3)}
+    first, second = (c.n for c in packed.citations)
+    assert cited_page_hits(f"The board approved a dividend[{second}].", packed, gold, pages) == \
+        {"answer_page_hit": 1.0, "lead_page_hit": 0.0}
+    assert cited_page_hits(f"Revenue rose[{first}].", packed, gold, pages)["answer_page_hit"] == 0.0
+    assert cited_page_hits("", packed, gold, pages) == {"answer_page_hit": 0.0, "lead_page_hit": 0.0}  # not found
+    assert cited_page_hits("Revenue rose[1].", packed, set(), pages) == {"answer_page_hit": None, "lead_page_hit": None}
 
 
 def test_tune_split_tunes_on_some_questions_and_evaluates_both_systems_on_the_rest(tmp_path: Path) -> None:

@@ -84,8 +84,10 @@ def ablation_section(ablation: Sequence[Mapping[str, Any]], descriptions: Mappin
 def answer_section(summary: Mapping[str, Any], by_intent: Mapping[str, Mapping[str, Any]],
                    by_type: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """What users read: ext-hit, first-sentence hit and length, against the lead reference, by intent and type."""
-    metrics = ("extractive_hit", "first_sentence_hit", "lead_hit", "answer_chars_p50", "answer_chars_p95")
-    header = ["group", "n", "ext-hit", "first sentence", "lead (reference)", "chars p50", "chars p95"]
+    metrics = ("extractive_hit", "first_sentence_hit", "lead_hit", "answer_page_hit", "lead_page_hit",
+               "answer_chars_p50", "answer_chars_p95")
+    header = ["group", "n", "ext-hit", "first sentence", "lead (reference)", "cited page", "lead page", "chars p50",
+              "chars p95"]
     rows = [["**all**", str(summary.get("n", 0)), *(fmt(summary.get(m)) for m in metrics)]]
     for kind, groups in (("intent", by_intent), ("type", by_type)):
         rows += [[f"{kind}: {name}", str(g.get("n", 0)), *(fmt(g.get(m)) for m in metrics)]
@@ -93,7 +95,9 @@ def answer_section(summary: Mapping[str, Any], by_intent: Mapping[str, Mapping[s
     return ["## The extractive answer", "",
             "ext-hit: the answer as shown (within its budget, citations dropped) holds a gold alternative; first "
             "sentence: its first sentence does; lead: the first evidence sentences up to the same budget, taken "
-            "from the same context in the same run (what an answer blind to the question would show).", "",
+            "from the same context in the same run (what an answer blind to the question would show). Where the "
+            "questions name their evidence pages: cited page, the answer's first citation is a chunk on one; lead "
+            "page, the first evidence chunk (the lead's first sentence) is.", "",
             *table(header, rows), ""]
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.compose import first_sentence, lead_text
+from lambdarag.answer.context import Packed
+from lambdarag.answer.sentences import evidence_pieces
 from lambdarag.evaluation import metrics as m
 from lambdarag.evaluation.baseline import NaiveBM25
 from lambdarag.evaluation.dataset import EvalQuestion
@@ -161,6 +163,24 @@ def answer_metrics(answer: str, found: bool, alternatives: Sequence[Sequence[str
     }
 
 
+def cited_page_hits(answer: str, packed: Packed | None, page_gold: set[m.PageUnit],
+                    pages: Callable[[Sequence[str]], list[m.PageUnit]]) -> dict[str, float | None]:
+    """Whether the answer's first citation is a chunk on a gold page (answer_page_hit), and whether the lead's
+    first sentence, from the first evidence chunk, is (lead_page_hit); None for a question without gold pages.
+
+    Where gold answers are analysts' sentences (FinanceBench), no answer holds one verbatim, but its evidence
+    pages are known: this tells an answer quoting the evidence from one quoting a neighbouring page."""
+    if not page_gold:
+        return {"answer_page_hit": None, "lead_page_hit": None}
+    numbers = {c.n: c.chunk_id for c in packed.citations} if packed is not None else {}
+    first = CITATION_MARK.search(answer)
+    cited = numbers.get(int(first.group(1))) if first else None
+    lead = evidence_pieces(packed.pieces)[:1] if packed is not None and answer else []
+    lead_id = lead[0].chunk_id if lead else None
+    return {"answer_page_hit": float(bool(cited and set(pages([cited])) & page_gold)),
+            "lead_page_hit": float(bool(lead_id and set(pages([lead_id])) & page_gold))}
+
+
 def ranked_chunk_ids(result: Result) -> list[str]:
     """The fused ranking of a pipeline result: trace["ranking"] when the pipeline keeps one, else the fused top-k."""
     trace = result.trace or {}
@@ -212,6 +232,9 @@ class Runner:
                         self.levels.page_ranking(chunk_ids), lead)
         metrics["gate_triggered"] = gate_triggered(result)
         metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
+        page_gold = m.gold_page_units(question.gold_doc_ids, question.gold_pages)
+        metrics.update(cited_page_hits(result.answer if result.found else "", result.packed, page_gold,
+                                       self.levels.page_ranking))
         return QuestionRecord(question.qid, variant.name, question.type, result.intent, ranked, metrics,
                               result_timings(result), result.found, result.answer_method, result.condensed)
 
