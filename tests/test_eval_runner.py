@@ -101,6 +101,7 @@ def test_full_system_baseline_and_ablations_in_one_table(report: Path) -> None:
     assert "## Full system, baseline and ablations" in markdown and "| baseline |" in markdown
     assert "## Full system by question type" in markdown and "| conversation | 1 |" in markdown
     assert "## Full system by intent" in markdown and "## Latency of the full system (ms)" in markdown
+    assert "## The extractive answer" in markdown and "cited page" not in markdown  # no question names its pages
 
 
 def test_breakdowns_latency_and_per_question_records(report: Path) -> None:

@@ -84,10 +84,12 @@ def ablation_section(ablation: Sequence[Mapping[str, Any]], descriptions: Mappin
 def answer_section(summary: Mapping[str, Any], by_intent: Mapping[str, Mapping[str, Any]],
                    by_type: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """What users read: ext-hit, first-sentence hit and length, against the lead reference, by intent and type."""
-    metrics = ("extractive_hit", "first_sentence_hit", "lead_hit", "answer_page_hit", "lead_page_hit",
-               "answer_chars_p50", "answer_chars_p95")
-    header = ["group", "n", "ext-hit", "first sentence", "lead (reference)", "cited page", "lead page", "chars p50",
-              "chars p95"]
+    columns = {"extractive_hit": "ext-hit", "first_sentence_hit": "first sentence", "lead_hit": "lead (reference)",
+               "answer_page_hit": "cited page", "lead_page_hit": "lead page", "answer_chars_p50": "chars p50",
+               "answer_chars_p95": "chars p95"}
+    if summary.get("answer_page_hit") is None:  # no question names its evidence pages
+        columns = {k: v for k, v in columns.items() if k not in ("answer_page_hit", "lead_page_hit")}
+    metrics, header = tuple(columns), ["group", "n", *columns.values()]
     rows = [["**all**", str(summary.get("n", 0)), *(fmt(summary.get(m)) for m in metrics)]]
     for kind, groups in (("intent", by_intent), ("type", by_type)):
         rows += [[f"{kind}: {name}", str(g.get("n", 0)), *(fmt(g.get(m)) for m in metrics)]
