@@ -81,6 +81,10 @@ def ablation_section(ablation: Sequence[Mapping[str, Any]], descriptions: Mappin
             *table(["variant", *_metric_header(TABLE_METRICS), "what"], rows), ""]
 
 
+PAGE_COLUMNS_NOTE = (" Where the questions name their evidence pages: cited page, the answer's first citation is a "
+                     "chunk on one; lead page, the first evidence chunk (the lead's first sentence) is.")
+
+
 def answer_section(summary: Mapping[str, Any], by_intent: Mapping[str, Mapping[str, Any]],
                    by_type: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """What users read: ext-hit, first-sentence hit and length, against the lead reference, by intent and type."""
@@ -97,9 +101,8 @@ def answer_section(summary: Mapping[str, Any], by_intent: Mapping[str, Mapping[s
     return ["## The extractive answer", "",
             "ext-hit: the answer as shown (within its budget, citations dropped) holds a gold alternative; first "
             "sentence: its first sentence does; lead: the first evidence sentences up to the same budget, taken "
-            "from the same context in the same run (what an answer blind to the question would show). Where the "
-            "questions name their evidence pages: cited page, the answer's first citation is a chunk on one; lead "
-            "page, the first evidence chunk (the lead's first sentence) is.", "",
+            "from the same context in the same run (what an answer blind to the question would show)."
+            + (PAGE_COLUMNS_NOTE if "answer_page_hit" in columns else ""), "",
             *table(header, rows), ""]
 
 
