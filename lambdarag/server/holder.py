@@ -24,6 +24,7 @@ from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import search
 from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.text.people import person_names
 
 log = logging.getLogger(__name__)
 RETRY_LOAD_AFTER_S = 5.0  # a domain whose index failed to load is retried at most this often
@@ -45,11 +46,12 @@ def warm_up(kb: KnowledgeBase) -> None:
     """One retrieval-only query, so lazily built parts (the query embedder, caches) are ready before real traffic.
 
     Without it the first request of every worker (and after every reload) pays for loading the embedding model
-    and can overrun the vector channel's time budget.
+    and can overrun the vector channel's time budget; the tagger a "who" answer reads is loaded here too.
     """
     started = time.perf_counter()
     try:
         search(kb, WARM_UP_QUERY, options=PipelineOptions(use_llm=False, log=False))
+        person_names(WARM_UP_QUERY)  # the part-of-speech tagger "who" answers read (its dictionary: ~0.3 s)
     except Exception as exc:  # a warm-up failure must not keep a worker from serving; requests will report it
         log.warning("warm-up query failed: %s: %s", type(exc).__name__, exc)
     log.info("index warmed up in %.2f s", time.perf_counter() - started)
