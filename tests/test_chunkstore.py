@@ -51,6 +51,7 @@ def sample() -> list[Chunk]:
                 dates=("2024", "2024-07-01") if n == 1 else (), source=f"dir/doc{d}.txt",
                 doc_date="2024-07-01" if d == 1 else "", context="" if d == 2 else f"doc{d}.txt · 2024"))
     chunks.append(Chunk("solo#0000", "solo", "solo", "solo", "", dates=("2023",)))
+    chunks.append(Chunk("odd#0000", "odd", "odd", "odd", "x", dates=("", "a\nb", "[1]")))  # not normalised: kept
     return chunks
 
 
@@ -113,8 +114,8 @@ def test_a_damaged_store_is_refused_with_the_extract_command(tmp_path: Path, how
     elif how == "version":
         raw = path.read_bytes()
         path.write_bytes(raw.replace(b'"version": 1', b'"version": 9', 1))
-    elif how == "table":  # the first chunk's first field points past the string table
-        damage(path, stored_offset(path, "fields"), (2**31 - 1).to_bytes(4, "little"))
+    elif how == "table":  # the first chunk's id ends past the text
+        damage(path, stored_offset(path, "spans") + 8, (2**40).to_bytes(8, "little"))
     else:  # the first string (a chunk id) is no longer UTF-8
         damage(path, stored_offset(path, "blob"), b"\xff")
     with pytest.raises(IndexMismatchError, match=HINT):

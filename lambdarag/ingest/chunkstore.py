@@ -9,8 +9,8 @@ chunks.jsonl as before.
 
 Layout: MAGIC, the header's length (8 bytes, little-endian), the header (JSON: version, counts, the chunks'
 content hash, chunks.jsonl's identity, each section's offset, dtype and shape), then at 64-byte boundaries:
-``starts`` (int64, strings + 1: where each distinct string starts in ``blob``), ``fields`` (int32, chunks × 10:
-each field's string), ``flags`` (uint8: is_table) and ``blob`` (UTF-8).
+``spans`` (int64, chunks × 10 fields × 2: where each field's string starts and ends in ``blob``; a string two
+chunks share, a title say, is stored once), ``flags`` (uint8: is_table) and ``blob`` (UTF-8).
 """
 
 from __future__ import annotations
@@ -74,32 +74,31 @@ def file_identity(path: Path) -> dict[str, Any]:
 
 
 def _field_values(chunk: Chunk) -> tuple[str, ...]:
-    dates = json.dumps(list(chunk.dates), ensure_ascii=False) if chunk.dates else ""
+    plain = all(d and "\n" not in d and not d.startswith("[") for d in chunk.dates)  # normalised dates always are
+    dates = "\n".join(chunk.dates) if plain else json.dumps(list(chunk.dates), ensure_ascii=False)
     return (chunk.chunk_id, chunk.doc_id, chunk.title, chunk.breadcrumb, chunk.text, chunk.locator, dates,
             chunk.source, chunk.doc_date, chunk.context)
 
 
 def _encode(chunks: Sequence[Chunk]) -> tuple[dict[str, np.ndarray], bytes]:
     """The arrays and the blob of ``chunks``; every string but the texts is stored once."""
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, int]] = {}
     parts: list[bytes] = []
-    lengths: list[int] = []
-    fields = np.empty((len(chunks), len(FIELDS)), dtype=np.int32)
+    size = 0
+    spans = np.empty((len(chunks), len(FIELDS), 2), dtype=np.int64)
     for row, chunk in enumerate(chunks):
         for column, value in enumerate(_field_values(chunk)):
-            index = None if column == TEXT else seen.get(value)
-            if index is None:
-                index = len(parts)
+            span = None if column == TEXT else seen.get(value)
+            if span is None:
                 encoded = value.encode("utf-8")
                 parts.append(encoded)
-                lengths.append(len(encoded))
+                span = (size, size + len(encoded))
+                size += len(encoded)
                 if column != TEXT:
-                    seen[value] = index
-            fields[row, column] = index
-    starts = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
+                    seen[value] = span
+            spans[row, column] = span
     flags = np.fromiter((c.is_table for c in chunks), dtype=np.uint8, count=len(chunks))
-    return {"starts": starts, "fields": fields, "flags": flags}, b"".join(parts)
+    return {"spans": spans, "flags": flags}, b"".join(parts)
 
 
 def write_store(path: Path, chunks: Sequence[Chunk], jsonl: Path) -> None:
@@ -115,7 +114,7 @@ def write_store(path: Path, chunks: Sequence[Chunk], jsonl: Path) -> None:
         padding = -len(data) % _ALIGN
         payload += [data, b"\0" * padding]
         offset += len(data) + padding
-    header = json.dumps({"version": STORE_VERSION, "chunks": len(chunks), "strings": len(arrays["starts"]) - 1,
+    header = json.dumps({"version": STORE_VERSION, "chunks": len(chunks),
                          "digest": content_hash(chunks), "jsonl": file_identity(jsonl), "sections": sections,
                          "data_size": offset}).encode("utf-8")
     head = MAGIC + len(header).to_bytes(8, "little") + header
@@ -186,15 +185,14 @@ class StoredChunks(Mapping[str, Chunk]):
 
     def __init__(self, mapped: mmap.mmap, data_start: int, header: dict[str, Any]) -> None:
         sections = header.get("sections") or {}
-        self._starts = _section(mapped, data_start, sections.get("starts"))
-        self._fields = _section(mapped, data_start, sections.get("fields"))
+        self._spans = _section(mapped, data_start, sections.get("spans"))
         self._flags = _section(mapped, data_start, sections.get("flags"))
         self._blob = _section(mapped, data_start, sections.get("blob"))
         self._mapped = mapped
         self._base = data_start + int(sections["blob"]["offset"])
         self.digest = str(header.get("digest", ""))
         self._check(int(header.get("chunks", -1)))
-        self.ids = self._strings(self._fields[:, 0])
+        self.ids = self._strings(0)
         self._rows = {chunk_id: row for row, chunk_id in enumerate(self.ids)}
         if len(self._rows) != len(self.ids):
             raise StoreDamaged("two chunks have one id")
@@ -202,32 +200,31 @@ class StoredChunks(Mapping[str, Chunk]):
 
     def _check(self, count: int) -> None:
         """Refuse arrays that do not fit together (a store written by other code, or damaged)."""
-        starts, fields = self._starts, self._fields
-        if fields.ndim != 2 or fields.shape != (count, len(FIELDS)) or self._flags.shape != (count,):
+        spans = self._spans
+        if spans.shape != (count, len(FIELDS), 2) or self._flags.shape != (count,):
             raise StoreDamaged(f"its tables do not hold {count} chunks")
-        if starts.ndim != 1 or len(starts) < 1 or starts[0] != 0 or starts[-1] != self._blob.size:
-            raise StoreDamaged("its string table does not cover its text")
-        if np.any(np.diff(starts) < 0) or (fields.size and (fields.min() < 0 or fields.max() >= len(starts) - 1)):
-            raise StoreDamaged("its string table is out of order")
+        if spans.size and (spans.min() < 0 or spans.max() > self._blob.size
+                           or np.any(spans[:, :, 0] > spans[:, :, 1])):
+            raise StoreDamaged("a string of its table lies outside its text")
         if len(self.digest) != 64:
             raise StoreDamaged("its content hash is missing")
 
-    def _string(self, index: int) -> str:
-        start, end = int(self._starts[index]), int(self._starts[index + 1])
-        return self._mapped[self._base + start : self._base + end].decode("utf-8")
-
-    def _strings(self, indices: np.ndarray) -> list[str]:
-        """The strings of ``indices`` (each distinct one decoded once)."""
+    def _strings(self, column: int) -> list[str]:
+        """Every chunk's string of field ``column``, in order (each distinct one decoded once)."""
+        mapped, base = self._mapped, self._base
         try:
-            unique, inverse = np.unique(indices, return_inverse=True)
-            decoded = [self._string(int(i)) for i in unique]
+            unique, inverse = np.unique(self._spans[:, column, :], axis=0, return_inverse=True)
+            decoded = [mapped[base + start : base + end].decode("utf-8") for start, end in unique.tolist()]
         except UnicodeDecodeError as exc:
             raise StoreDamaged(f"its text is not UTF-8 ({exc})") from exc
-        return [decoded[i] for i in inverse.tolist()]
+        return [decoded[i] for i in inverse.reshape(-1).tolist()]
 
     def _build(self, row: int) -> Chunk:
-        values = [self._string(int(i)) for i in self._fields[row]]
-        dates = tuple(json.loads(values[6])) if values[6] else ()
+        mapped, base = self._mapped, self._base
+        values = [mapped[base + start : base + end].decode("utf-8") if end > start else ""
+                  for start, end in self._spans[row].tolist()]
+        listed = values[6]
+        dates = tuple(json.loads(listed) if listed.startswith("[") else listed.split("\n")) if listed else ()
         return Chunk(values[0], values[1], values[2], values[3], values[4], values[5], bool(self._flags[row]),
                      dates, values[7], values[8], values[9])
 
@@ -249,21 +246,19 @@ class StoredChunks(Mapping[str, Chunk]):
 
     def headers(self) -> list[ChunkHeader]:
         """Every chunk's id, document, title, raw path and document date, in order, without reading a text."""
-        columns = [self.ids] + [self._strings(self._fields[:, FIELDS.index(f)]) for f in ChunkHeader._fields[1:]]
+        columns = [self.ids] + [self._strings(FIELDS.index(f)) for f in ChunkHeader._fields[1:]]
         return [ChunkHeader(*values) for values in zip(*columns, strict=True)]
 
     def rows_containing(self, needle: str) -> list[int]:
         """The rows whose title or text holds ``needle``, in order (a search of the mapped bytes: nothing built)."""
         encoded = needle.encode("utf-8")
-        mapped, base, starts = self._mapped, self._base, self._starts
-        found: set[int] = set()
-        for column in (FIELDS.index("title"), TEXT):
-            for index in np.unique(self._fields[:, column]).tolist():
-                if mapped.find(encoded, base + int(starts[index]), base + int(starts[index + 1])) >= 0:
-                    found.add(index)
-        wanted = np.fromiter(found, dtype=np.int64, count=len(found))
-        hit = np.isin(self._fields[:, FIELDS.index("title")], wanted) | np.isin(self._fields[:, TEXT], wanted)
-        return np.flatnonzero(hit).tolist()
+        mapped, base = self._mapped, self._base
+        rows: list[int] = []
+        for row, (title, text) in enumerate(self._spans[:, [FIELDS.index("title"), TEXT], :].tolist()):
+            if (mapped.find(encoded, base + text[0], base + text[1]) >= 0
+                    or mapped.find(encoded, base + title[0], base + title[1]) >= 0):
+                rows.append(row)
+        return rows
 
     def rows(self) -> ChunkRows:
         """The chunks as a sequence in the store's order, with their content hash: what channel loaders take."""
