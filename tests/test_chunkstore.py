@@ -15,7 +15,7 @@ from lambdarag.channels import channel_module
 from lambdarag.channels.manifest import chunks_hash
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
-from lambdarag.ingest.chunkstore import ChunkRows, StoredChunks, chunk_headers, chunks_containing
+from lambdarag.ingest.chunkstore import ChunkRows, StoredChunks, chunk_headers, chunk_ids, chunks_containing
 from lambdarag.ingest.run import extract_domain
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import (
@@ -70,6 +70,7 @@ def test_the_store_reads_back_the_chunks_of_chunks_jsonl_and_their_hash(tmp_path
     assert isinstance(rows, ChunkRows) and list(rows) == parsed and rows[-1] == parsed[-1]
     assert rows[2:5] == parsed[2:5]
     assert chunks_hash(rows) == chunks_hash(parsed) == stored.digest
+    assert chunk_ids(rows) == chunk_ids(parsed) == list(stored)
     assert chunk_headers(stored) == chunk_headers({c.chunk_id: c for c in parsed})
     for needle in ("《", "北京", "2023", "😀", "absent"):
         assert chunks_containing(stored, needle) == chunks_containing({c.chunk_id: c for c in parsed}, needle)

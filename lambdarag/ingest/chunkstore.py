@@ -285,6 +285,11 @@ class ChunkRows(Sequence[Chunk]):
         return self.store.at(range(len(self))[index])
 
 
+def chunk_ids(chunks: Sequence[Chunk]) -> list[str]:
+    """The ids of ``chunks`` in order (a store's without building a chunk)."""
+    return list(chunks.store.ids) if isinstance(chunks, ChunkRows) else [c.chunk_id for c in chunks]
+
+
 def chunk_headers(chunks: Mapping[str, Chunk]) -> list[ChunkHeader]:
     """Every chunk's header, from a store's tables when ``chunks`` is one, else from the chunks."""
     if isinstance(chunks, StoredChunks):
