@@ -19,6 +19,7 @@ import hashlib
 import json
 import mmap
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
@@ -197,6 +198,7 @@ class StoredChunks(Mapping[str, Chunk]):
         if len(self._rows) != len(self.ids):
             raise StoreDamaged("two chunks have one id")
         self._built = lru_cache(maxsize=CACHED)(self._build)
+        self._headers: list[ChunkHeader] | None = None
 
     def _check(self, count: int) -> None:
         """Refuse arrays that do not fit together (a store written by other code, or damaged)."""
@@ -212,9 +214,11 @@ class StoredChunks(Mapping[str, Chunk]):
     def _strings(self, column: int) -> list[str]:
         """Every chunk's string of field ``column``, in order (each distinct one decoded once)."""
         mapped, base = self._mapped, self._base
-        try:
-            unique, inverse = np.unique(self._spans[:, column, :], axis=0, return_inverse=True)
-            decoded = [mapped[base + start : base + end].decode("utf-8") for start, end in unique.tolist()]
+        spans = self._spans[:, column, :]
+        try:  # a start names one string (shared strings are stored once), but an empty one may share the next's
+            _, first, inverse = np.unique(np.where(spans[:, 1] > spans[:, 0], spans[:, 0], -1), return_index=True,
+                                          return_inverse=True)
+            decoded = [mapped[base + start : base + end].decode("utf-8") for start, end in spans[first].tolist()]
         except UnicodeDecodeError as exc:
             raise StoreDamaged(f"its text is not UTF-8 ({exc})") from exc
         return [decoded[i] for i in inverse.reshape(-1).tolist()]
@@ -245,20 +249,29 @@ class StoredChunks(Mapping[str, Chunk]):
         return self._build(row)
 
     def headers(self) -> list[ChunkHeader]:
-        """Every chunk's id, document, title, raw path and document date, in order, without reading a text."""
-        columns = [self.ids] + [self._strings(FIELDS.index(f)) for f in ChunkHeader._fields[1:]]
-        return [ChunkHeader(*values) for values in zip(*columns, strict=True)]
+        """Every chunk's id, document, title, raw path and document date, in order, without reading a text (worked
+        out once)."""
+        if self._headers is None:
+            columns = [self.ids] + [self._strings(FIELDS.index(f)) for f in ChunkHeader._fields[1:]]
+            self._headers = [ChunkHeader(*values) for values in zip(*columns, strict=True)]
+        return self._headers
 
     def rows_containing(self, needle: str) -> list[int]:
-        """The rows whose title or text holds ``needle``, in order (a search of the mapped bytes: nothing built)."""
+        """The rows whose title or text holds ``needle``, in order: one search of the mapped text, nothing built."""
         encoded = needle.encode("utf-8")
-        mapped, base = self._mapped, self._base
-        rows: list[int] = []
-        for row, (title, text) in enumerate(self._spans[:, [FIELDS.index("title"), TEXT], :].tolist()):
-            if (mapped.find(encoded, base + text[0], base + text[1]) >= 0
-                    or mapped.find(encoded, base + title[0], base + title[1]) >= 0):
-                rows.append(row)
-        return rows
+        if not encoded:
+            return list(range(len(self)))
+        found = re.compile(re.escape(encoded)).finditer(self._mapped, self._base, self._base + self._blob.size)
+        at = np.fromiter((m.start() - self._base for m in found), dtype=np.int64)
+        hit = np.zeros(len(self), dtype=bool)
+        for column in (FIELDS.index("title"), TEXT):
+            spans = self._spans[:, column, :]
+            solid = spans[spans[:, 1] > spans[:, 0]]  # the strings that are not empty: disjoint or the same one
+            solid = solid[np.argsort(solid[:, 0], kind="stable")]
+            inside = np.searchsorted(solid[:, 0], at, side="right") - 1
+            holds = (inside >= 0) & (at + len(encoded) <= solid[inside.clip(0), 1])
+            hit |= np.isin(spans[:, 0], solid[inside[holds], 0]) & (spans[:, 1] > spans[:, 0])
+        return np.flatnonzero(hit).tolist()
 
     def rows(self) -> ChunkRows:
         """The chunks as a sequence in the store's order, with their content hash: what channel loaders take."""
