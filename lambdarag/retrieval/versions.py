@@ -279,15 +279,15 @@ def _repeal_mentions(text: str) -> Iterable[tuple[str, str, str, str | None]]:
         if NAME_OPEN not in line:  # names nothing, so it repeals nothing (and its date serves no later line)
             continue
         cells = [c.strip() for c in _SPLIT.split(line) if c.strip()]
-        previous: str | None = None
-        for sentence in ([" | ".join(cells)] if len(cells) > 1 else split_sentences(line)):
-            own = _latest_date(sentence)
-            names = list(_NAME.finditer(sentence))
+        sentences = [" | ".join(cells)] if len(cells) > 1 else split_sentences(line)
+        for i, sentence in enumerate(sentences):
+            names = list(_NAME.finditer(sentence)) if NAME_OPEN in sentence else []
             target = _repealed_name(sentence, names) if names else None
-            if target is not None:
-                when = own or (previous if _AT_THE_SAME_TIME.search(sentence) else None)
+            if target is not None:  # dates are read only here: most sentences repeal nothing
+                when = _latest_date(sentence)
+                if when is None and _AT_THE_SAME_TIME.search(sentence):  # the nearest earlier date of the line
+                    when = next(filter(None, map(_latest_date, reversed(sentences[:i]))), None)
                 yield sentence, target.group(1), target.group(2) or "", when
-            previous = own or previous
 
 
 def _latest_date(sentence: str) -> str | None:
