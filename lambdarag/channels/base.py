@@ -23,6 +23,7 @@ import numpy as np
 
 from lambdarag.channels.manifest import ChunkList
 from lambdarag.errors import LambdaRAGError, rebuild_hint
+from lambdarag.ingest.chunkstore import ChunkRows
 from lambdarag.records import Chunk, Hit
 from lambdarag.scope import Scope
 
@@ -117,7 +118,7 @@ def load_channels(
     ]
     loaded: dict[str, Channel] = {}
     errors: dict[str, str] = {}
-    if chunks is not None and not isinstance(chunks, ChunkList):
+    if chunks is not None and not isinstance(chunks, ChunkList | ChunkRows):
         chunks = ChunkList(chunks)  # their hash, which every channel's manifest check needs, worked out once
     for name in wanted:
         try:

@@ -13,7 +13,6 @@ serves the previous build's index, consistent with the previous chunk list.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from lambdarag.channels.buildlock import build_lock, pause_point
 from lambdarag.errors import IndexMismatchError, rebuild_hint
+from lambdarag.ingest.chunkstore import ChunkRows, content_hash
 from lambdarag.records import Chunk
 
 if TYPE_CHECKING:
@@ -59,22 +59,13 @@ class ChunkList(list[Chunk]):
 
     @cached_property
     def digest(self) -> str:
-        return _content_hash(self)
+        return content_hash(self)
 
 
 def chunks_hash(chunks: Iterable[Chunk]) -> str:
-    """Content hash of the chunk set an index was built from (ids and indexed text)."""
-    return chunks.digest if isinstance(chunks, ChunkList) else _content_hash(chunks)
-
-
-def _content_hash(chunks: Iterable[Chunk]) -> str:
-    digest = hashlib.sha256()
-    for chunk in chunks:
-        digest.update(chunk.chunk_id.encode("utf-8"))
-        digest.update(b"\0")
-        digest.update(chunk.index_text.encode("utf-8"))
-        digest.update(b"\1")
-    return digest.hexdigest()
+    """Content hash of the chunk set an index was built from (ids and indexed text); a chunk store's chunks carry
+    the hash it recorded when written."""
+    return chunks.digest if isinstance(chunks, ChunkList | ChunkRows) else content_hash(chunks)
 
 
 def publish(index_root: Path, channel: str, write: Callable[[Path], Manifest]) -> Path:

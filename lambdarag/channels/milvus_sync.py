@@ -39,6 +39,7 @@ from lambdarag.channels.milvus_store import (
     upsert_changed,
 )
 from lambdarag.errors import LambdaRAGError
+from lambdarag.ingest.chunkstore import chunk_ids
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import Tokenizer
@@ -187,4 +188,4 @@ def open_served(domain: Domain, channel: str, chunks: Sequence[Chunk] | None, ch
     except Exception as exc:  # the server does not answer: the channel is not loaded, /readyz names why
         raise unreachable(where, exc) from None
     budget = domain.config.retrieval.channels[channel.removeprefix("milvus-")].timeout_s
-    return Searcher(where, budget, cfg.timeout_s), folder, frozenset(c.chunk_id for c in chunks)
+    return Searcher(where, budget, cfg.timeout_s), folder, frozenset(chunk_ids(chunks))

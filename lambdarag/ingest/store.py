@@ -4,9 +4,11 @@ processed/
   chunks.jsonl          every chunk of the domain, one JSON object a line, in a stable order
                         (raw file path, then document, then chunk); rewritten atomically at
                         the end of each run, so readers never see a half-written file
+  chunks.store          the same chunks, memory-mapped by serving workers (ingest/chunkstore.py): written
+                        right after chunks.jsonl from the same list, and used only while it names that file
   .chunks.staged.jsonl  the same, written by the extract step of a `lambdarag build`: it becomes
                         chunks.jsonl only when the whole build commits (promote_staged), so the
-                        served chunks and indexes change together
+                        served chunks and indexes change together; .chunks.staged.store beside it
   state.json            per raw file: content hash, status (done / needs_ocr / failed), reason,
                         doc_ids, chunk count, seconds; plus the settings the chunks were made with
   docs/<raw path>.json  per raw file, readable: its documents (title, sections, typed blocks
@@ -25,11 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from lambdarag.errors import IndexMismatchError, rebuild_hint
+from lambdarag.ingest.chunkstore import StoreDamaged, StoredChunks, open_store, refused, write_store
 from lambdarag.ingest.document import Document
 from lambdarag.records import Chunk
 
 CHUNKS_FILE = "chunks.jsonl"
 STAGED_FILE = ".chunks.staged.jsonl"
+STORE_FILE = "chunks.store"
+STAGED_STORE_FILE = ".chunks.staged.store"
 STATE_FILE = "state.json"
 DOCS_DIR = "docs"
 STATE_VERSION = 1
@@ -87,6 +92,17 @@ def load_chunks(processed_dir: Path, staged: bool = False) -> list[Chunk]:
     return chunks
 
 
+def open_chunks(processed_dir: Path) -> StoredChunks | None:
+    """The served chunks from chunks.store, memory-mapped; None when there is no store for the chunks.jsonl beside
+    it (a domain extracted before the store existed: read chunks.jsonl). A damaged store is an IndexMismatchError
+    naming the extract command, which writes it again."""
+    path = Path(processed_dir) / STORE_FILE
+    try:
+        return open_store(path, Path(processed_dir) / CHUNKS_FILE)
+    except StoreDamaged as exc:
+        raise refused(path, exc, _extract_hint(processed_dir)) from exc
+
+
 def _chunk_from_line(line: bytes, path: Path, number: int) -> Chunk:
     try:
         return Chunk.from_dict(json.loads(line.decode("utf-8")))
@@ -107,9 +123,13 @@ def chunks_by_source(processed_dir: Path) -> dict[str, list[Chunk]]:
 
 
 def write_chunks(processed_dir: Path, chunks: Iterable[Chunk], staged: bool = False) -> None:
-    """chunks.jsonl (or, ``staged``, the build's staged list that promote_staged turns into it)."""
+    """chunks.jsonl, then chunks.store from the same chunks (or, ``staged``, the build's staged pair that
+    promote_staged turns into them)."""
+    chunks = list(chunks)
     lines = (json.dumps(chunk.to_dict(), ensure_ascii=False) + "\n" for chunk in chunks)
-    atomic_write(Path(processed_dir) / (STAGED_FILE if staged else CHUNKS_FILE), lines)
+    jsonl = Path(processed_dir) / (STAGED_FILE if staged else CHUNKS_FILE)
+    atomic_write(jsonl, lines)
+    write_store(Path(processed_dir) / (STAGED_STORE_FILE if staged else STORE_FILE), chunks, jsonl)
     if not staged:
         discard_staged(processed_dir)  # a staged list older than this one must never be promoted
 
@@ -117,6 +137,7 @@ def write_chunks(processed_dir: Path, chunks: Iterable[Chunk], staged: bool = Fa
 def discard_staged(processed_dir: Path) -> None:
     """Remove a staged chunk list (one left by a build that died before it committed)."""
     (Path(processed_dir) / STAGED_FILE).unlink(missing_ok=True)
+    (Path(processed_dir) / STAGED_STORE_FILE).unlink(missing_ok=True)
 
 
 def promote_staged(processed_dir: Path) -> bool:
@@ -125,6 +146,13 @@ def promote_staged(processed_dir: Path) -> bool:
     if not staged.is_file():
         return False
     os.replace(staged, Path(processed_dir) / CHUNKS_FILE)
+    # the staged store names the staged file's size and mtime, which the rename keeps; until it is renamed too, the
+    # old store names another file and is not used
+    staged_store = Path(processed_dir) / STAGED_STORE_FILE
+    if staged_store.is_file():
+        os.replace(staged_store, Path(processed_dir) / STORE_FILE)
+    else:
+        (Path(processed_dir) / STORE_FILE).unlink(missing_ok=True)
     state = read_state(processed_dir)
     if state.extractor >= 0:
         for entry in state.files.values():

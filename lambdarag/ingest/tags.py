@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lambdarag.config.schema import TagsConfig
+from lambdarag.ingest.chunkstore import ChunkHeader
 from lambdarag.records import Chunk
 from lambdarag.scope import DocumentInfo, fold
 
@@ -59,9 +60,9 @@ def rule_tags(source: str, title: str, cfg: TagsConfig) -> list[str]:
     return tags
 
 
-def document_table(chunks: Iterable[Chunk], raw_dir: Path, cfg: TagsConfig) -> list[DocumentInfo]:
+def document_table(chunks: Iterable[Chunk | ChunkHeader], raw_dir: Path, cfg: TagsConfig) -> list[DocumentInfo]:
     """One DocumentInfo per document, in order of its first chunk: id, title, raw path, date, tags, chunk ids."""
-    groups: dict[str, list[Chunk]] = {}
+    groups: dict[str, list[Chunk | ChunkHeader]] = {}
     for chunk in chunks:
         groups.setdefault(chunk.doc_id, []).append(chunk)
     sidecars: dict[str, list[str]] = {}

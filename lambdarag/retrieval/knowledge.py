@@ -6,6 +6,7 @@ only a domain without any extracted chunks refuses to load.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,10 +14,12 @@ from functools import cached_property
 from typing import Any
 
 from lambdarag.channels import Channel, load_channels
+from lambdarag.channels.manifest import ChunkList
 from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
 from lambdarag.errors import IndexMismatchError, rebuild_hint
-from lambdarag.ingest.store import load_chunks
+from lambdarag.ingest.chunkstore import ChunkHeader, chunk_headers
+from lambdarag.ingest.store import load_chunks, open_chunks
 from lambdarag.ingest.tags import document_table
 from lambdarag.models.llm import LLMClient, llm_from_config
 from lambdarag.models.rerank import RerankClient, reranker_from_config
@@ -26,6 +29,7 @@ from lambdarag.retrieval.versions import VersionIndex, build_index
 from lambdarag.scope import DocumentInfo, Filters, Scope, resolve_scope
 from lambdarag.text.tokenizer import Tokenizer
 
+log = logging.getLogger(__name__)
 SCOPES_KEPT = 64  # resolved filters a loaded knowledge base keeps
 
 @dataclass
@@ -49,22 +53,14 @@ class KnowledgeBase:
     @classmethod
     def load(cls, domain: Domain) -> KnowledgeBase:
         """Load a built domain; no chunks at all is an IndexMismatchError naming the build command."""
-        try:
-            chunk_list = list(load_chunks(domain.processed_dir))
-        except FileNotFoundError:
-            chunk_list = []
-        if not chunk_list:
-            raise IndexMismatchError(
-                f"domain {domain.name!r} has no extracted chunks in {domain.processed_dir}",
-                rebuild_hint("build", domain.name),
-            )
-        channels, errors = load_channels(domain, chunks=chunk_list)
+        chunks, listed = served_chunks(domain)
+        channels, errors = load_channels(domain, chunks=listed)
         ranker, ranker_note = load_ranker(domain.index_dir, domain.config)
         refused = ranker is None and domain.config.retrieval.learned and model_path(domain.index_dir).exists()
         return cls(
             domain=domain,
             config=domain.config,
-            chunks={c.chunk_id: c for c in chunk_list},
+            chunks=chunks,
             channels=channels,
             channel_errors=errors,
             tokenizer=query_tokenizer(channels, domain.config),
@@ -78,19 +74,32 @@ class KnowledgeBase:
     @cached_property
     def versions(self) -> VersionIndex:
         """Which documents are versions of one another or repealed, read once from this knowledge base's chunks."""
-        return build_index(self.chunks.values())
+        return build_index(self.chunks)
+
+    @cached_property
+    def headers(self) -> list[ChunkHeader]:
+        """Every chunk's id, document, title, raw path and document date (no text), in order."""
+        return chunk_headers(self.chunks)
 
     @cached_property
     def document_spread(self) -> float:
         """1 − documents / chunks: how much a document holds beyond one chunk, over this knowledge base (0 when
         every document is one chunk; the document channel's weight is scaled by it, see retrieve.rank)."""
-        documents = len({c.doc_id for c in self.chunks.values()})
+        documents = len({h.doc_id for h in self.headers})
         return 1.0 - documents / len(self.chunks) if self.chunks else 0.0
 
     @cached_property
     def documents(self) -> list[DocumentInfo]:
         """Every document's id, title, raw path, date, tags and chunk ids: what request filters read."""
-        return document_table(self.chunks.values(), self.domain.raw_dir, self.config.tags)
+        return document_table(self.headers, self.domain.raw_dir, self.config.tags)
+
+    @cached_property
+    def titles(self) -> dict[str, str]:
+        """doc id → title (its doc id when it has none) of every document, in order."""
+        titles: dict[str, str] = {}
+        for header in self.headers:
+            titles.setdefault(header.doc_id, header.title or header.doc_id)
+        return titles
 
     def scope(self, filters: Filters | None) -> Scope | None:
         """The documents and chunks ``filters`` allow (None when nothing is filtered); the last SCOPES_KEPT are kept,
@@ -154,6 +163,24 @@ class KnowledgeBase:
         heldout = self.ranker.manifest.get("heldout") or {}
         figures = f", held-out MRR {heldout.get('before')} -> {heldout.get('after')}" if heldout else ""
         return f"loaded (trained {self.ranker.manifest.get('created', '?')}{figures})"
+
+
+def served_chunks(domain: Domain) -> tuple[Mapping[str, Chunk], Sequence[Chunk]]:
+    """The domain's chunks by id and in order: memory-mapped from processed/chunks.store, or, for a domain extracted
+    before the store existed, parsed from chunks.jsonl; none at all is an IndexMismatchError naming the build."""
+    stored = open_chunks(domain.processed_dir)
+    if stored is not None and len(stored):
+        return stored, stored.rows()
+    try:
+        listed = ChunkList(load_chunks(domain.processed_dir))
+    except FileNotFoundError:
+        listed = ChunkList()
+    if not listed:
+        raise IndexMismatchError(f"domain {domain.name!r} has no extracted chunks in {domain.processed_dir}",
+                                 rebuild_hint("build", domain.name))
+    log.warning("domain %r: no chunk store for its chunks.jsonl, parsed it instead (slower, every text in each "
+                "worker's memory); to write one, %s", domain.name, rebuild_hint("extract", domain.name))
+    return {c.chunk_id: c for c in listed}, listed
 
 
 def query_tokenizer(channels: Mapping[str, Channel], config: Config) -> Tokenizer:

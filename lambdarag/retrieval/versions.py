@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from lambdarag.ingest.chunkstore import chunk_headers, chunks_containing
 from lambdarag.records import Chunk
 from lambdarag.text.dates import DOC_NUMBER_YEAR, edition_year, find_dates
 from lambdarag.text.tokenizer import normalize, split_sentences
@@ -30,6 +31,7 @@ from lambdarag.text.tokenizer import normalize, split_sentences
 _MARKER = re.compile(r"\(([^()]{0,16}?(?:\d{4}[^()]{0,8}|版|修订|修正|实行|施行|试行)[^()]{0,6})\)\s*$")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 EDITION = "{year}"  # stands for the edition's year in a series' base title
+NAME_OPEN = "《"  # every name a repeal statement reads opens with it (_NAME)
 _NAME = re.compile(r"《([^《》]{2,60})》(?:\s*[（(]([^（）()]{1,30})[）)])?")
 _REPEAL_AFTER = re.compile(r"废止|失效|作废|停止执行|不再执行")  # 《name》…废止
 _REPEAL_BEFORE = re.compile(r"(?:废止|取代|代替|替代|替换)了?\s*(?:原)?$")  # 废止《name》, 取代了原《name》
@@ -225,17 +227,21 @@ def split_title(title: str) -> tuple[str, str]:
     return (spaced[: year.start()] + EDITION + spaced[year.end():]).replace(" ", ""), year.group(0)
 
 
-def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
-    """Group versioned documents by base title and find the repeal statements among all chunks."""
+def build_index(chunks: Iterable[Chunk] | Mapping[str, Chunk]) -> VersionIndex:
+    """Group versioned documents by base title and find the repeal statements among all chunks (``chunks`` by id or
+    in order; from a chunk store only the chunks that name a document in 《》 are built)."""
+    by_id = chunks if isinstance(chunks, Mapping) else {c.chunk_id: c for c in chunks}
     titles: dict[str, str] = {}
-    texts: dict[str, list[str]] = {}
+    opening: dict[str, list[str]] = {}  # a document's first two chunks: where its 文号 is looked for
+    for header in chunk_headers(by_id):
+        if header.doc_id not in titles:
+            titles[header.doc_id] = header.title
+            opening[header.doc_id] = []
+        if len(opening[header.doc_id]) < 2:
+            opening[header.doc_id].append(header.chunk_id)
     mentions: list[tuple[Chunk, str, str, str, str | None]] = []
-    for chunk in chunks:
-        first = chunk.doc_id not in titles
-        if first:  # a title like 关于废止《X》的通知 speaks too
-            titles[chunk.doc_id] = chunk.title
-            texts[chunk.doc_id] = [chunk.title]
-        texts[chunk.doc_id].append(chunk.text)
+    for chunk in chunks_containing(by_id, NAME_OPEN):
+        first = opening[chunk.doc_id][0] == chunk.chunk_id  # a title like 关于废止《X》的通知 speaks too
         body = f"{chunk.title}\n{chunk.text}" if first else chunk.text
         mentions.extend((chunk, *m) for m in _repeal_mentions(body))
     by_base: dict[str, dict[str, list[str]]] = {}
@@ -246,6 +252,10 @@ def build_index(chunks: Iterable[Chunk]) -> VersionIndex:
     groups = {b: {m: tuple(d) for m, d in ms.items()} for b, ms in by_base.items() if len(ms) > 1 and any(ms)}
     years = {m: _marker_year(m) for ms in groups.values() for m in ms}
     repeals: dict[str, Repeal] = {}
+
+    def texts(doc_id: str) -> list[str]:
+        return [titles[doc_id], *(by_id[c].text for c in opening[doc_id])]
+
     for chunk, sentence, name, qualifier, since in mentions:
         for target in _targets(name, qualifier, chunk.doc_id, by_base, texts):
             known = repeals.get(target)
@@ -266,16 +276,18 @@ def _repeal_mentions(text: str) -> Iterable[tuple[str, str, str, str | None]]:
     sentence before it ("本办法自2024年7月1日起施行。《X》同时废止。").
     """
     for line in text.splitlines():
+        if NAME_OPEN not in line:  # names nothing, so it repeals nothing (and its date serves no later line)
+            continue
         cells = [c.strip() for c in _SPLIT.split(line) if c.strip()]
-        previous: str | None = None
-        for sentence in ([" | ".join(cells)] if len(cells) > 1 else split_sentences(line)):
-            own = _latest_date(sentence)
-            names = list(_NAME.finditer(sentence))
+        sentences = [" | ".join(cells)] if len(cells) > 1 else split_sentences(line)
+        for i, sentence in enumerate(sentences):
+            names = list(_NAME.finditer(sentence)) if NAME_OPEN in sentence else []
             target = _repealed_name(sentence, names) if names else None
-            if target is not None:
-                when = own or (previous if _AT_THE_SAME_TIME.search(sentence) else None)
+            if target is not None:  # dates are read only here: most sentences repeal nothing
+                when = _latest_date(sentence)
+                if when is None and _AT_THE_SAME_TIME.search(sentence):  # the nearest earlier date of the line
+                    when = next(filter(None, map(_latest_date, reversed(sentences[:i]))), None)
                 yield sentence, target.group(1), target.group(2) or "", when
-            previous = own or previous
 
 
 def _latest_date(sentence: str) -> str | None:
@@ -296,7 +308,7 @@ def _repealed_name(sentence: str, names: list[re.Match[str]]) -> re.Match[str] |
 
 
 def _targets(name: str, qualifier: str, speaker: str, by_base: Mapping[str, Mapping[str, list[str]]],
-             texts: Mapping[str, list[str]]) -> list[str]:
+             texts: Callable[[str], list[str]]) -> list[str]:
     """The documents a repealed name means: same base title, not the speaker, narrowed by the qualifier."""
     base, marker = split_title(name)
     members = by_base.get(base, {})
@@ -308,7 +320,7 @@ def _targets(name: str, qualifier: str, speaker: str, by_base: Mapping[str, Mapp
         q = normalize(qualifier).replace(" ", "")
         marked = [d for m, docs in candidates.items() if m and (q in m or m in q) for d in docs]
         # a 文号 is found in the document's own opening chunks
-        numbered = [d for docs in candidates.values() for d in docs if any(q in normalize(t) for t in texts[d][:3])]
+        numbered = [d for docs in candidates.values() for d in docs if any(q in normalize(t) for t in texts(d))]
         if marked or numbered:
             return marked or numbered
     flat = [d for docs in candidates.values() for d in docs]

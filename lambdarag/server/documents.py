@@ -119,10 +119,7 @@ def served_titles() -> dict[str, str]:
         kb = state().holder.get()
     except IndexMismatchError:
         return {}
-    titles: dict[str, str] = {}
-    for chunk in kb.chunks.values():
-        titles.setdefault(chunk.doc_id, chunk.title or chunk.doc_id)
-    return titles
+    return kb.titles
 
 
 def _int_arg(name: str, default: int, lo: int, hi: int | None) -> int:
