@@ -86,7 +86,7 @@ def test_a_chunk_list_hashes_as_its_chunks_and_only_once(monkeypatch: pytest.Mon
     plain = manifest.chunks_hash(chunks)
     hashed = manifest.ChunkList(chunks)
     calls: list[int] = []
-    real = manifest._content_hash
-    monkeypatch.setattr(manifest, "_content_hash", lambda c: calls.append(1) or real(c))
+    real = manifest.content_hash
+    monkeypatch.setattr(manifest, "content_hash", lambda c: calls.append(1) or real(c))
     assert [manifest.chunks_hash(hashed) for _ in range(5)] == [plain] * 5 and len(calls) == 1
     assert manifest.chunks_hash(chunks[:2]) != plain and len(calls) == 2
