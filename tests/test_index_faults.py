@@ -164,14 +164,6 @@ def test_a_chunk_list_cut_at_a_line_end_leaves_every_channel_refused_as_stale(do
         assert_one_line_naming_the_rebuild(message, channel)
 
 
-@pytest.fixture
-def served(domain: Domain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
-    monkeypatch.setenv("LAMBDARAG_ADMIN_TOKEN", ADMIN_TOKEN)
-    app = create_app(domain)
-    yield app
-    app.extensions["lambdarag"].store.close()
-
-
 def start(domain: Domain, caplog: pytest.LogCaptureFixture) -> tuple[Flask, list[str]]:
     with caplog.at_level(logging.WARNING, logger="lambdarag.server.holder"):
         app = create_app(domain)
@@ -222,8 +214,8 @@ def publish_broken_copy(domain: Domain, channel: str) -> None:
 
 
 @pytest.mark.parametrize("channel", CHANNELS)
-def test_a_reload_onto_a_broken_index_keeps_the_old_one_serving(served: Flask, domain: Domain, channel: str) -> None:
-    client = served.test_client()
+def test_a_reload_onto_a_broken_index_keeps_the_old_one_serving(app: Flask, domain: Domain, channel: str) -> None:
+    client = app.test_client()
     publish_broken_copy(domain, channel)
     response = client.post("/admin/reload", headers=AUTH)
     message = response.get_json()["error"]["message"]
@@ -235,8 +227,8 @@ def test_a_reload_onto_a_broken_index_keeps_the_old_one_serving(served: Flask, d
     assert client.post("/api/ask", json={"question": OLD_QUESTION}).get_json()["found"] is True
 
 
-def test_a_reload_onto_a_garbled_chunk_list_keeps_the_old_one_serving(served: Flask, domain: Domain) -> None:
+def test_a_reload_onto_a_garbled_chunk_list_keeps_the_old_one_serving(app: Flask, domain: Domain) -> None:
     damage(domain.processed_dir / "chunks.jsonl", "garbage")
-    response = served.test_client().post("/admin/reload", headers=AUTH)
+    response = app.test_client().post("/admin/reload", headers=AUTH)
     assert response.status_code == 503 and "extract_docs.py --domain kb" in response.get_json()["error"]["message"]
-    assert served.test_client().post("/api/ask", json={"question": OLD_QUESTION}).get_json()["found"] is True
+    assert app.test_client().post("/api/ask", json={"question": OLD_QUESTION}).get_json()["found"] is True
