@@ -7,7 +7,6 @@ any of those rather than depending on one exact layout.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -97,7 +96,7 @@ def _pad(cells: list[str], width: int) -> list[str]:
 
 
 def grams(text: str) -> set[str]:
-    """CJK character bigrams and Latin words / numbers of a text."""
+    """CJK character bigrams, stemmed Latin words (stopwords left out) and numbers of a text."""
     out: set[str] = set()
     for run in _CJK_RUN.findall(text):
         out.update([run] if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
@@ -106,7 +105,6 @@ def grams(text: str) -> set[str]:
     return out
 
 
-@functools.lru_cache(maxsize=65536)
 def _word_form(word: str) -> str:
     """A Latin word as matched: case-folded and stemmed ("Revenues" and "revenue" are one word); numbers as written."""
     lowered = word.lower()
