@@ -33,7 +33,7 @@ FILES = {
     "document": ["bm25.json", "doc_len.npy", "documents.json", "indices.npy", "indptr.npy", "manifest.json",
                  "vocab.json", "weights.npy"],
     "vector": ["ids.json", "manifest.json", "vectors.npy"],
-    "graph": ["aliases.json", "chunk_ptr.npy", "chunk_text.npy", "graph-arrays.json", "graph.json", "manifest.json",
+    "graph": ["aliases.json", "chunk_ids.npy", "chunk_ids_ptr.npy", "graph-arrays.json", "graph.json", "manifest.json",
               "mention_chunk.npy", "mention_ptr.npy", "named_node.npy", "named_ptr.npy", "neighbour_inverse.npy",
               "neighbour_node.npy", "neighbour_ptr.npy", "neighbour_relation.npy", "neighbour_weight.npy",
               "node_kind.npy"],

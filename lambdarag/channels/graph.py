@@ -2,9 +2,9 @@
 
 index/graph/ holds graph.json (networkx node-link data: nodes with kind, aliases and the chunk ids
 that mention them; edges with relation, weight and evidence chunk ids: the wiki build's input), aliases.json
-(normalised alias → node ids) and what a search reads of the graph as memory-mapped arrays (graph_arrays.py). An entity reached by the walk contributes
-match · Π edge weights / (1 + hops) · ln(1 + N / chunks naming it) to each chunk that names it; a
-chunk scores the sum over the entities the question names plus its two strongest walked ones
+(normalised alias → node ids) and what a search reads of the graph as memory-mapped arrays (graph_arrays.py). An
+entity reached by the walk contributes match · Π edge weights / (1 + hops) · ln(1 + N / chunks naming it) to each
+chunk that names it; a chunk scores the sum over the entities the question names plus its two strongest walked ones
 (chunk_score). Each hit carries a relation path read from the question's entity outwards
 (inverse relations spelt out: 财务处 has_part 预算科). The top k are found without scoring every chunk the walk
 reaches (channels/graph_rank.py): same hits, bounded work for a question naming a hub.

@@ -7,7 +7,7 @@ workers through the page cache). In graph-arrays.json: the node names in the gra
 names; in .npy files, CSR by node (``*_ptr`` offsets): the chunks naming a node (``mention_chunk``, in its list's
 order), the chunks' nodes (``named_node``, by chunk, in node order), the edges the walk follows from a node both
 ways (``neighbour_*``: strongest first, ties by the neighbour's name, an edge out before one in), and the chunk ids
-(UTF-8 in ``chunk_text``), sorted, so that a chunk's row orders as its id does.
+(``chunk_ids``, channels/strings.py), sorted, so that a chunk's row orders as its id does.
 """
 
 from __future__ import annotations
@@ -19,25 +19,28 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from lambdarag.channels.strings import Strings, mapped, offsets
+
 META_FILE = "graph-arrays.json"
 ARRAYS = ("node_kind", "mention_ptr", "mention_chunk", "named_ptr", "named_node", "neighbour_ptr", "neighbour_node",
-          "neighbour_weight", "neighbour_relation", "neighbour_inverse", "chunk_ptr", "chunk_text")
+          "neighbour_weight", "neighbour_relation", "neighbour_inverse")
+CHUNK_IDS = "chunk_ids"
 Edge = tuple[int, int, float, bool]  # (neighbour, relation code, weight, walked backwards)
 
 
 class GraphArrays:
     """The entity graph as a search reads it: nodes and chunks by number, their names and ids looked up on demand."""
 
-    def __init__(self, names: list[str], kinds: list[str], relations: list[str], arrays: dict[str, np.ndarray]):
-        self.names, self.kinds, self.relations = names, kinds, relations
+    def __init__(self, names: list[str], kinds: list[str], relations: list[str], arrays: dict[str, np.ndarray],
+                 chunk_ids: Strings) -> None:
+        self.names, self.kinds, self.relations, self.chunk_ids = names, kinds, relations, chunk_ids
         self.ids = {name: i for i, name in enumerate(names)}
         self.arrays = arrays
         a = arrays
         self._kind, self._mention_ptr, self._mention_chunk = a["node_kind"], a["mention_ptr"], a["mention_chunk"]
         self._named_ptr, self._named_node, self._neighbour_ptr = a["named_ptr"], a["named_node"], a["neighbour_ptr"]
-        self._chunk_ptr, self._chunk_text = a["chunk_ptr"], a["chunk_text"]
         if len(self._kind) != len(names) or len(self._mention_ptr) != len(names) + 1 or \
-                len(self._neighbour_ptr) != len(names) + 1 or len(self._named_ptr) != len(self._chunk_ptr):
+                len(self._neighbour_ptr) != len(names) + 1 or len(self._named_ptr) != len(chunk_ids) + 1:
             raise ValueError("graph arrays do not match their node list")
 
     @classmethod
@@ -51,9 +54,9 @@ class GraphArrays:
         row = {c: i for i, c in enumerate(chunk_ids)}
         mentions = [[row[c] for c in graph.nodes[n]["chunks"]] for n in names]
         arrays = {"node_kind": np.array([kinds.index(graph.nodes[n]["kind"]) for n in names], dtype=np.uint8),
-                  **_mention_arrays(mentions, len(chunk_ids)), **_chunk_id_arrays(chunk_ids),
+                  **_mention_arrays(mentions, len(chunk_ids)),
                   **_neighbour_arrays(graph, names, ids, {r: i for i, r in enumerate(relations)})}
-        return cls(names, kinds, relations, arrays)
+        return cls(names, kinds, relations, arrays, Strings.of(chunk_ids))
 
     def save(self, folder: Path) -> None:
         """Write graph-arrays.json and one .npy file per array into ``folder``."""
@@ -61,14 +64,15 @@ class GraphArrays:
         (folder / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
         for name in ARRAYS:
             np.save(folder / f"{name}.npy", np.ascontiguousarray(self.arrays[name]))
+        self.chunk_ids.save(folder, CHUNK_IDS)
 
     @classmethod
     def load(cls, folder: Path) -> GraphArrays:
         """The arrays written by ``save``, memory-mapped."""
         meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-        # plain views of the mapped files: slicing an np.memmap costs several times what a view costs
-        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r").view(np.ndarray) for name in ARRAYS}
-        return cls(list(meta["names"]), list(meta["kinds"]), list(meta["relations"]), arrays)
+        arrays = {name: mapped(folder / f"{name}.npy") for name in ARRAYS}
+        return cls(list(meta["names"]), list(meta["kinds"]), list(meta["relations"]), arrays,
+                   Strings.load(folder, CHUNK_IDS))
 
     def kind(self, node: int) -> str:
         return self.kinds[int(self._kind[node])]
@@ -95,12 +99,12 @@ class GraphArrays:
                         strict=True))
 
     def chunk_id(self, row: int) -> str:
-        return bytes(self._chunk_text[self._chunk_ptr[row] : self._chunk_ptr[row + 1]]).decode("utf-8")
+        return self.chunk_ids[row]
 
     @property
     def n_chunks(self) -> int:
         """Chunks named by some node."""
-        return len(self._chunk_ptr) - 1
+        return len(self.chunk_ids)
 
 
 def _mention_arrays(mentions: Sequence[Sequence[int]], n_chunks: int) -> dict[str, np.ndarray]:
@@ -109,8 +113,8 @@ def _mention_arrays(mentions: Sequence[Sequence[int]], n_chunks: int) -> dict[st
     flat = np.array([r for m in mentions for r in m], dtype=np.int32)
     node_of = np.repeat(np.arange(len(mentions), dtype=np.int32), counts)
     by_chunk = np.argsort(flat, kind="stable")
-    return {"mention_ptr": _offsets(counts), "mention_chunk": flat, "named_node": node_of[by_chunk],
-            "named_ptr": _offsets(np.bincount(flat, minlength=n_chunks).astype(np.int64))}
+    return {"mention_ptr": offsets(counts), "mention_chunk": flat, "named_node": node_of[by_chunk],
+            "named_ptr": offsets(np.bincount(flat, minlength=n_chunks).astype(np.int64))}
 
 
 def _neighbour_arrays(graph: nx.DiGraph, names: list[str], ids: dict[str, int],
@@ -125,19 +129,8 @@ def _neighbour_arrays(graph: nx.DiGraph, names: list[str], ids: dict[str, int],
         edges.sort(key=lambda e: (-e[2], names[e[0]]))
         lists.append(edges)
     flat = [e for edges in lists for e in edges]
-    return {"neighbour_ptr": _offsets(np.array([len(e) for e in lists], dtype=np.int64)),
+    return {"neighbour_ptr": offsets(np.array([len(e) for e in lists], dtype=np.int64)),
             "neighbour_node": np.array([e[0] for e in flat], dtype=np.int32),
             "neighbour_relation": np.array([e[1] for e in flat], dtype=np.uint8),
             "neighbour_weight": np.array([e[2] for e in flat], dtype=np.float64),
             "neighbour_inverse": np.array([e[3] for e in flat], dtype=bool)}
-
-
-def _chunk_id_arrays(chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-    encoded = [c.encode("utf-8") for c in chunk_ids]
-    return {"chunk_ptr": _offsets(np.array([len(e) for e in encoded], dtype=np.int64)),
-            "chunk_text": np.frombuffer(b"".join(encoded), dtype=np.uint8)}
-
-
-def _offsets(counts: np.ndarray) -> np.ndarray:
-    """CSR offsets: 0, then the running sum of ``counts``."""
-    return np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(counts, dtype=np.int64)])
