@@ -37,8 +37,11 @@ FILES = {
               "mention_chunk.npy", "mention_ptr.npy", "named_node.npy", "named_ptr.npy", "neighbour_inverse.npy",
               "neighbour_node.npy", "neighbour_ptr.npy", "neighbour_relation.npy", "neighbour_weight.npy",
               "node_kind.npy"],
-    "wiki": ["bm25.json", "doc_len.npy", "indices.npy", "indptr.npy", "manifest.json", "pages.json", "terms.txt",
-             "vocab.json", "weights.npy"],
+    "wiki": ["bm25.json", "doc_len.npy", "indices.npy", "indptr.npy", "manifest.json", "page-names.json",
+             "page_aliases.npy", "page_aliases_groups.npy", "page_aliases_ptr.npy", "page_edited.npy",
+             "page_excerpt.npy", "page_excerpt_ptr.npy", "page_slug.npy", "page_slug_ptr.npy", "page_slug_rank.npy",
+             "page_sources.npy", "page_sources_groups.npy", "page_sources_ptr.npy", "page_title.npy",
+             "page_title_ptr.npy", "terms.txt", "vocab.json", "weights.npy"],
 }
 FILE_FAULTS = ("deleted", "truncated", "emptied", "garbage")
 MANIFEST_FAULTS = {"format": "has format {found}, this version reads {reads}", "params": "built with",

@@ -8,6 +8,7 @@ worker through the page cache. ``Groups`` adds offsets over the strings: one lis
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import overload
 
@@ -58,11 +59,22 @@ class Strings(Sequence[str]):
 
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
+            return [self.at(i) for i in range(*index.indices(len(self)))]
+        size = len(self.ptr) - 1
+        if not -size <= index < size:
             raise IndexError(index)
-        index %= len(self)
-        return bytes(self.text[self.ptr[index] : self.ptr[index + 1]]).decode("utf-8")
+        return self.at(index % size)
+
+    def at(self, index: int) -> str:
+        """The string at ``index`` (0 ≤ index < len), unchecked: a search's path."""
+        return self.text[self.ptr[index] : self.ptr[index + 1]].tobytes().decode("utf-8")
+
+    def run(self, start: int, end: int) -> tuple[str, ...]:
+        """The strings start..end-1 (0 ≤ start ≤ end ≤ len), their bytes read in one piece."""
+        offsets = self.ptr[start : end + 1].tolist()
+        base = offsets[0]
+        blob = self.text[base : offsets[-1]].tobytes()
+        return tuple(blob[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets))
 
 
 class Groups(Sequence[tuple[str, ...]]):
@@ -102,9 +114,12 @@ class Groups(Sequence[tuple[str, ...]]):
 
     def __getitem__(self, index: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
+            return [self.at(i) for i in range(*index.indices(len(self)))]
+        size = len(self.ptr) - 1
+        if not -size <= index < size:
             raise IndexError(index)
-        index %= len(self)
-        strings = self.strings
-        return tuple(strings[i] for i in range(int(self.ptr[index]), int(self.ptr[index + 1])))
+        return self.at(index % size)
+
+    def at(self, index: int) -> tuple[str, ...]:
+        """The strings of item ``index`` (0 ≤ index < len), unchecked: a search's path."""
+        return self.strings.run(int(self.ptr[index]), int(self.ptr[index + 1]))
