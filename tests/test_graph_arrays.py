@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -112,3 +114,11 @@ def test_a_damaged_graph_json_is_refused_when_the_wiki_build_reads_it(tmp_path: 
     with pytest.raises(IndexMismatchError, match="damaged") as caught:
         _ = channel.graph
     assert REBUILD in str(caught.value)
+
+
+def test_serving_does_not_import_networkx() -> None:
+    """networkx costs a worker 0.3 s to import, and only a build needs it."""
+    code = ("import importlib, sys, lambdarag.server; from lambdarag.channels.base import CHANNEL_MODULES; "
+            "[importlib.import_module(m) for m in CHANNEL_MODULES.values()]; print('networkx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "False"

@@ -23,8 +23,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.graph_arrays import GraphArrays
 from lambdarag.channels.graph_rank import top_chunks
@@ -37,6 +35,8 @@ from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from lambdarag.config.domain import Domain
     from lambdarag.models.llm import LLMClient
 

@@ -15,11 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from lambdarag.channels.strings import Strings, mapped, offsets
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 META_FILE = "graph-arrays.json"
 ARRAYS = ("node_kind", "mention_ptr", "mention_chunk", "named_ptr", "named_node", "neighbour_ptr", "neighbour_node",

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from lambdarag.channels.base import BuildResult
@@ -41,6 +40,8 @@ from lambdarag.wiki.compile import compile_wiki, summary_llm
 from lambdarag.wiki.page_format import GENERATED_SUFFIX, excerpt, is_edited, read_page
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from lambdarag.config.domain import Domain
 
 NAME = "wiki"
