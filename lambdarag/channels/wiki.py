@@ -188,7 +188,7 @@ class WikiChannel:
         best: dict[str, tuple[float, int, bool]] = {}  # chunk id -> (value, page, named)
         kept: list[float] = []  # min-heap: the first values of up to k distinct chunks (lower bounds of theirs)
         order, scores, named_pages = self._ranked(query)
-        for i in order.tolist():
+        for i in map(int, order):  # lazily: the loop stops once the top k is settled
             score = float(scores[i])
             if k > 0 and len(kept) >= k and score < kept[0]:
                 break  # pages come best first and a page gives no chunk more than its score: the top k is settled
