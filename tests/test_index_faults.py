@@ -29,9 +29,9 @@ from lambdarag.server import create_app
 
 FILES = {
     "bm25": ["bm25.json", "chunk_ids.json", "doc_len.npy", "indices.npy", "indptr.npy", "manifest.json", "terms.txt",
-             "vocab.json", "weights.npy"],
+             "vocab.npy", "vocab_ptr.npy", "vocab_slots.npy", "weights.npy"],
     "document": ["bm25.json", "doc_len.npy", "documents.json", "indices.npy", "indptr.npy", "manifest.json",
-                 "vocab.json", "weights.npy"],
+                 "vocab.npy", "vocab_ptr.npy", "vocab_slots.npy", "weights.npy"],
     "vector": ["ids.json", "manifest.json", "vectors.npy"],
     "graph": ["aliases.json", "chunk_ids.npy", "chunk_ids_ptr.npy", "graph-arrays.json", "graph.json", "manifest.json",
               "mention_chunk.npy", "mention_ptr.npy", "named_node.npy", "named_ptr.npy", "neighbour_inverse.npy",
@@ -41,7 +41,7 @@ FILES = {
              "page_aliases.npy", "page_aliases_groups.npy", "page_aliases_ptr.npy", "page_edited.npy",
              "page_excerpt.npy", "page_excerpt_ptr.npy", "page_slug.npy", "page_slug_ptr.npy", "page_slug_rank.npy",
              "page_sources.npy", "page_sources_groups.npy", "page_sources_ptr.npy", "page_title.npy",
-             "page_title_ptr.npy", "terms.txt", "vocab.json", "weights.npy"],
+             "page_title_ptr.npy", "terms.txt", "vocab.npy", "vocab_ptr.npy", "vocab_slots.npy", "weights.npy"],
 }
 FILE_FAULTS = ("deleted", "truncated", "emptied", "garbage")
 MANIFEST_FAULTS = {"format": "has format {found}, this version reads {reads}", "params": "built with",

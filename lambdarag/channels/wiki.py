@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
 
 NAME = "wiki"
-FORMAT_VERSION = 2  # 2: the pages as string lists and arrays (channels/wiki_pages.py) instead of pages.json
+FORMAT_VERSION = 2  # 2: pages (channels/wiki_pages.py) and vocabulary (channels/vocab.py) memory-mapped, no JSON
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25 defaults, as in the BM25 channel
 TITLE_BOOST = 1.0  # added to the normalised BM25 score when the question names the page
 SPREAD = 0.8  # the j-th source chunk of a page gets page score · SPREAD^j
