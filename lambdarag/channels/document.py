@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
 
 NAME = "document"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the vocabulary memory-mapped (channels/vocab.py) instead of vocab.json
 K1, B, EPSILON = 1.5, 0.75, 0.25  # the chunk channel's Okapi parameters
 DOC_ID = "doc_id"  # Hit.extra key: the document a hit stands for
 CHUNKS = "chunks"  # Hit.extra key: how many chunks the document has
