@@ -113,9 +113,9 @@ class DocumentChannel:
         self.scope_rows = ScopeRows({row[0]: i for i, row in enumerate(self.rows)}, documents=True)
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
-        """The k best documents for ``query`` (of the scope's documents, when given), then the documents whose
-        subject it names that are not among them, at their own rank; each hit with the share of its subject
-        named (SUBJECT) when the query names it."""
+        """The k best documents for ``query`` (of the scope's documents, when given), then up to k documents whose
+        subject it names that are not among them (the most strongly named), at their own rank; each hit with the
+        share of its subject named (SUBJECT) when the query names it."""
         if k <= 0:
             return []
         tokens = self.tokenizer.tokens(query)
@@ -129,7 +129,9 @@ class DocumentChannel:
             inside = set(allowed.tolist())
             named = {row: share for row, share in named.items() if row in inside}
         ranks = {row: rank for rank, (row, _score) in enumerate(ranked, start=1)}
-        for row in sorted(set(named) - set(ranks), key=lambda r: (-scores[r], r)):
+        # the k most strongly named of the others, each at its body rank (documents scoring higher, plus one)
+        added = sorted(set(named) - set(ranks), key=lambda r: (-named[r], r))[:k]
+        for row in sorted(added, key=lambda r: (-scores[r], r)):
             ranks[row] = 1 + int(np.count_nonzero(scores > scores[row]))
             ranked.append((row, float(scores[row])))
         return [Hit(self.rows[i][1], score, ranks[i], NAME, extra=self._extra(i, named))

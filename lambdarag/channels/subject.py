@@ -69,13 +69,13 @@ class SubjectIndex:
         of "AMCOR 2023 10K", "北京市" less of a long notice title that says much more.
         """
         limit = max(1.0, max_share * self.n_docs)
-        rows = [self.model.vocab[t] for t in dict.fromkeys(tokens) if t in self.model.vocab]
-        named: dict[int, float] = {}
-        for row in rows:
-            if self.df[row] > limit:
-                continue
-            start, end = int(self.model.indptr[row]), int(self.model.indptr[row + 1])
-            for doc in self.model.indices[start:end]:
-                named[int(doc)] = named.get(int(doc), 0.0) + float(self.idf[row])
-        return {doc: min(1.0, said / float(self.mass[doc])) for doc, said in named.items() if self.mass[doc] > 0}
-
+        rows = [r for t in dict.fromkeys(tokens) if (r := self.model.vocab.get(t)) is not None and self.df[r] <= limit]
+        if not rows:
+            return {}
+        spans = [slice(int(self.model.indptr[r]), int(self.model.indptr[r + 1])) for r in rows]
+        docs = np.concatenate([self.model.indices[s] for s in spans])
+        said = np.concatenate([np.full(s.stop - s.start, self.idf[r]) for s, r in zip(spans, rows, strict=True)])
+        per_doc = np.bincount(docs, weights=said, minlength=self.n_docs)
+        named = np.flatnonzero((per_doc > 0) & (self.mass > 0))
+        shares = np.minimum(1.0, per_doc[named] / self.mass[named])
+        return {int(d): float(v) for d, v in zip(named, shares, strict=True)}
