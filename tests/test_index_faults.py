@@ -31,6 +31,8 @@ FILES = {
     "bm25": ["bm25.json", "chunk_ids.json", "doc_len.npy", "indices.npy", "indptr.npy", "manifest.json", "terms.txt",
              "vocab.npy", "vocab_ptr.npy", "vocab_slots.npy", "weights.npy"],
     "document": ["bm25.json", "doc_len.npy", "documents.json", "indices.npy", "indptr.npy", "manifest.json",
+                 "subject/bm25.json", "subject/doc_len.npy", "subject/indices.npy", "subject/indptr.npy",
+                 "subject/vocab.npy", "subject/vocab_ptr.npy", "subject/vocab_slots.npy", "subject/weights.npy",
                  "vocab.npy", "vocab_ptr.npy", "vocab_slots.npy", "weights.npy"],
     "vector": ["ids.json", "manifest.json", "vectors.npy"],
     "graph": ["aliases.json", "chunk_ids.npy", "chunk_ids_ptr.npy", "graph-arrays.json", "graph.json", "manifest.json",
