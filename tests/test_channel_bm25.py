@@ -104,7 +104,7 @@ def test_hits_are_ranked_bm25_hits(built: tuple[Domain, list[Chunk]]) -> None:
 def test_index_folder_keeps_dictionary_and_manifest(built: tuple[Domain, list[Chunk]]) -> None:
     domain, chunks = built
     folder = (domain.index_dir / "bm25").resolve()
-    expected = {"manifest.json", "terms.txt", "chunk_ids.json", "vocab.json", "weights.npy"}
+    expected = {"manifest.json", "terms.txt", "chunk_ids.json", "vocab.npy", "vocab_slots.npy", "weights.npy"}
     assert expected <= {p.name for p in folder.iterdir()}
     assert {"报账大厅", "差旅费"} <= set((folder / "terms.txt").read_text(encoding="utf-8").split())
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
@@ -175,7 +175,7 @@ def test_changed_config_terms_are_refused(built: tuple[Domain, list[Chunk]], tmp
 
 def test_damaged_index_is_refused(built: tuple[Domain, list[Chunk]]) -> None:
     domain, chunks = built
-    ((domain.index_dir / "bm25").resolve() / "vocab.json").unlink()
+    ((domain.index_dir / "bm25").resolve() / "vocab.npy").unlink()
     with pytest.raises(IndexMismatchError, match="damaged") as err:
         bm25.load(domain, chunks)
     assert REBUILD in str(err.value)
@@ -206,7 +206,7 @@ published = (domain.index_dir / "bm25").resolve()
 class StallWhileWriting(list):
     # Stalls the first time the chunks are read after the BM25 arrays reached the temp folder.
     def __iter__(self):
-        writing = [p for p in domain.index_dir.glob(".bm25-*/vocab.json") if p.parent != published]
+        writing = [p for p in domain.index_dir.glob(".bm25-*/vocab_slots.npy") if p.parent != published]
         if writing and not marker.exists():
             marker.write_text("writing")
             time.sleep(120)

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
 from lambdarag.channels.graph import WALKED_PER_CHUNK, NameText, chunk_score
-from lambdarag.channels.graph_rank import chunk_index, top_chunks
+from lambdarag.channels.graph_rank import top_chunks
+
+
+def chunk_index(mentions: Mapping[str, Sequence[str]]) -> Callable[[str], list[str]]:
+    """chunk id → the entities naming it, from entity → chunk ids."""
+    index: dict[str, list[str]] = {}
+    for entity, chunk_ids in mentions.items():
+        for chunk_id in chunk_ids:
+            index.setdefault(chunk_id, []).append(entity)
+    return index.__getitem__
 
 
 def score_all(values: dict[str, tuple[float, int]], mentions: dict[str, list[str]], k: int,

@@ -28,7 +28,14 @@ from lambdarag.query.intent import classify
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit, Turn
 from lambdarag.retrieval.channel_run import ChannelRun, channel_pool, run_channels
-from lambdarag.retrieval.fusion import document_prior, proximity_boost, recency_boost, table_boost, weighted_rrf
+from lambdarag.retrieval.fusion import (
+    document_prior,
+    proximity_boost,
+    recency_boost,
+    subject_boost,
+    table_boost,
+    weighted_rrf,
+)
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.retrieval.retrieve import demoted_documents, fusion_filter, rank, retrieval_trace, retrieve
 from lambdarag.retrieval.versions import build_index, split_title
@@ -164,6 +171,7 @@ def sequential_ranking(kb: KnowledgeBase, exp: Expansion, intent: str) -> list[s
     documents = rankings.pop("document")
     fused = weighted_rrf(rankings, weights, settings.rrf_k)
     fused = document_prior(fused, kb.doc_of, documents, weights["document"] * kb.document_spread, settings.rrf_k)
+    fused = subject_boost(fused, kb.doc_of, documents, settings.subject_boost)
     fused = proximity_boost(fused, kb.chunks, exp.keywords, settings.proximity_boost, 30)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, settings.table_boost)

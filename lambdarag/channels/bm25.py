@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
 
 NAME = "bm25"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the vocabulary memory-mapped (channels/vocab.py) instead of vocab.json
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25.BM25Okapi defaults, kept so scores stay comparable
 ENTITY_KINDS = frozenset({"org", "role", "person", "regulation", "place"})
 MIN_TERM, MAX_TERM = 2, 20  # entity names outside this length are noise or whole sentences

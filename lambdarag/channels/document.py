@@ -7,9 +7,14 @@ apart. The channel's hits are documents, each carried by its first chunk with ``
 (retrieval.fusion.document_prior) adds the document's RRF share to every candidate chunk of it instead of
 ranking that one chunk.
 
-index/document/ holds the BM25 arrays (channels.okapi's save format) and documents.json: per row,
-the document id, its first chunk id and its number of chunks. The tokenizer has the config's terms
-only (no entity dictionary): a document-level bag does not need names kept whole.
+Each hit also says how much of its document's subject (title and document header) the question names
+(``extra["subject"]``, channels/subject.py); a document the question names that body BM25 leaves out of the
+top k is added after them, at its own body rank, so fusion can scale its chunks up (fusion.subject_boost).
+
+index/document/ holds the BM25 arrays (channels.okapi's save format), the subjects (subject/, the same
+format) and documents.json: per row, the document id, its first chunk id and its number of chunks. The
+tokenizer has the config's terms only (no entity dictionary): a document-level bag does not need names kept
+whole.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from lambdarag.channels.base import BuildResult, ScopeRows, scoped_scores
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi, rank_scores
+from lambdarag.channels.subject import SubjectIndex, subject_tokens
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
 from lambdarag.scope import Scope
@@ -32,10 +40,12 @@ if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
 
 NAME = "document"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3  # 2: the vocabulary memory-mapped (channels/vocab.py) instead of vocab.json; 3: the subjects
 K1, B, EPSILON = 1.5, 0.75, 0.25  # the chunk channel's Okapi parameters
 DOC_ID = "doc_id"  # Hit.extra key: the document a hit stands for
 CHUNKS = "chunks"  # Hit.extra key: how many chunks the document has
+SUBJECT = "subject"  # Hit.extra key: how much of the document's subject the query names (0..1; absent: none)
+MAX_SHARE = 0.05  # a token names documents when at most this share of the subjects (and at least one) hold it
 
 
 def index_params(domain: Domain) -> dict[str, Any]:
@@ -74,10 +84,12 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     groups = documents(chunks)
     tokens = [document_tokens(tokenizer, g) for g in iterate(groups, progress, "document tokens", "doc")]
     model = BM25Okapi.fit(tokens, K1, B, EPSILON)
+    subjects = SubjectIndex.fit(subject_tokens(tokenizer, g[0]) for g in groups)
     rows = [[g[0].doc_id, g[0].chunk_id, len(g)] for g in groups]
 
     def write(folder: Path) -> Manifest:
         model.save(folder)
+        subjects.save(folder)
         (folder / "documents.json").write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         return Manifest(channel=NAME, format_version=FORMAT_VERSION, params=index_params(domain),
                         counts={"documents": len(groups), "chunks": len(chunks), "vocabulary": len(model.vocab)},
@@ -92,21 +104,44 @@ class DocumentChannel:
 
     name = NAME
 
-    def __init__(self, model: BM25Okapi, rows: Sequence[tuple[str, str, int]], tokenizer: Tokenizer) -> None:
+    def __init__(self, model: BM25Okapi, rows: Sequence[tuple[str, str, int]], tokenizer: Tokenizer,
+                 subjects: SubjectIndex) -> None:
         self.model = model
         self.rows = list(rows)
         self.tokenizer = tokenizer
+        self.subjects = subjects
         self.scope_rows = ScopeRows({row[0]: i for i, row in enumerate(self.rows)}, documents=True)
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
-        """The k best documents for ``query`` (of the scope's documents, when given)."""
+        """The k best documents for ``query`` (of the scope's documents, when given), then up to k documents whose
+        subject it names that are not among them (the most strongly named), at their own rank; each hit with the
+        share of its subject named (SUBJECT) when the query names it."""
+        if k <= 0:
+            return []
         tokens = self.tokenizer.tokens(query)
-        if scope is None:
-            ranked = self.model.top_k(tokens, k)
-        else:  # documents outside the scope score 0 before the top k are taken
-            ranked = rank_scores(scoped_scores(self.model.scores(tokens), self.scope_rows.rows(scope), 0.0), k)
-        return [Hit(self.rows[i][1], score, rank, NAME, extra={DOC_ID: self.rows[i][0], CHUNKS: self.rows[i][2]})
-                for rank, (i, score) in enumerate(ranked, start=1)]
+        scores = self.model.scores(tokens)
+        allowed = None if scope is None else self.scope_rows.rows(scope)
+        if allowed is not None:  # documents outside the scope score 0 before the top k are taken
+            scores = scoped_scores(scores, allowed, 0.0)
+        ranked = rank_scores(scores, k)
+        named = self.subjects.named(tokens, MAX_SHARE)
+        if allowed is not None:
+            inside = set(allowed.tolist())
+            named = {row: share for row, share in named.items() if row in inside}
+        ranks = {row: rank for rank, (row, _score) in enumerate(ranked, start=1)}
+        # the k most strongly named of the others, each at its body rank (documents scoring higher, plus one)
+        added = sorted(set(named) - set(ranks), key=lambda r: (-named[r], r))[:k]
+        for row in sorted(added, key=lambda r: (-scores[r], r)):
+            ranks[row] = 1 + int(np.count_nonzero(scores > scores[row]))
+            ranked.append((row, float(scores[row])))
+        return [Hit(self.rows[i][1], score, ranks[i], NAME, extra=self._extra(i, named))
+                for i, score in ranked]
+
+    def _extra(self, row: int, named: dict[int, float]) -> dict[str, Any]:
+        extra: dict[str, Any] = {DOC_ID: self.rows[row][0], CHUNKS: self.rows[row][2]}
+        if row in named:
+            extra[SUBJECT] = round(named[row], 4)
+        return extra
 
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> DocumentChannel:
@@ -116,6 +151,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> DocumentChann
         listed = json.loads((folder / "documents.json").read_text(encoding="utf-8"))
         rows = [(str(d), str(c), int(n)) for d, c, n in listed]
         model = BM25Okapi.load(folder)
-    if len(rows) != model.n_docs:
+        subjects = SubjectIndex.load(folder)
+    if len(rows) != model.n_docs or subjects.n_docs != model.n_docs:
         raise damaged(NAME, domain.name, "does not match its manifest")
-    return DocumentChannel(model, rows, Tokenizer(domain.config.query.terms))
+    return DocumentChannel(model, rows, Tokenizer(domain.config.query.terms), subjects)

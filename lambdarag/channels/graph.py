@@ -1,10 +1,10 @@
 """The entity-graph channel: entities in the question → breadth-first walk → chunks that mention what was reached.
 
 index/graph/ holds graph.json (networkx node-link data: nodes with kind, aliases and the chunk ids
-that mention them; edges with relation, weight and evidence chunk ids) and aliases.json
-(normalised alias → node ids). An entity reached by the walk contributes
-match · Π edge weights / (1 + hops) · ln(1 + N / chunks naming it) to each chunk that names it; a
-chunk scores the sum over the entities the question names plus its two strongest walked ones
+that mention them; edges with relation, weight and evidence chunk ids: the wiki build's input), aliases.json
+(normalised alias → node ids) and what a search reads of the graph as memory-mapped arrays (graph_arrays.py). An
+entity reached by the walk contributes match · Π edge weights / (1 + hops) · ln(1 + N / chunks naming it) to each
+chunk that names it; a chunk scores the sum over the entities the question names plus its two strongest walked ones
 (chunk_score). Each hit carries a relation path read from the question's entity outwards
 (inverse relations spelt out: 财务处 has_part 预算科). The top k are found without scoring every chunk the walk
 reaches (channels/graph_rank.py): same hits, bounded work for a question naming a hub.
@@ -19,13 +19,13 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from lambdarag.channels.base import BuildResult
-from lambdarag.channels.graph_rank import chunk_index, top_chunks
+from lambdarag.channels.graph_arrays import GraphArrays
+from lambdarag.channels.graph_rank import top_chunks
 from lambdarag.channels.manifest import Manifest, chunks_hash, open_index, publish, reading
 from lambdarag.graph.build import EXTRACTOR_VERSION, alias_index, build_graph, load_graph, save_graph
 from lambdarag.graph.schema import INVERSE
@@ -35,11 +35,13 @@ from lambdarag.scope import Scope
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from lambdarag.config.domain import Domain
     from lambdarag.models.llm import LLMClient
 
 NAME = "graph"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the search's arrays (channels/graph_arrays.py) beside graph.json
 LLM_CACHE = Path(".graph-cache") / "llm-extraction.jsonl"
 EXACT, ALIAS, INSIDE, TERM = 1.0, 0.9, 0.6, 0.5  # match strength: name, alias, inside a longer match, query term
 MIN_TERM_COVERAGE = 0.4  # a query term must cover this much of a long entity name to match it
@@ -90,6 +92,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
 
     def write(folder: Path) -> Manifest:
         save_graph(graph, folder)
+        GraphArrays.from_graph(graph).save(folder)
         (folder / "aliases.json").write_text(json.dumps(aliases, ensure_ascii=False), encoding="utf-8")
         return Manifest(
             channel=NAME, format_version=FORMAT_VERSION, params=index_params(domain),
@@ -143,18 +146,29 @@ class GraphChannel:
 
     name = NAME
 
-    def __init__(self, graph: nx.DiGraph, aliases: dict[str, list[str]], max_hops: int, n_chunks: int) -> None:
-        self.graph = graph
+    def __init__(self, arrays: GraphArrays, aliases: dict[str, list[str]], max_hops: int, n_chunks: int,
+                 source: tuple[Path, str] | None = None) -> None:
+        self.arrays = arrays
         self.aliases = aliases
         self.max_hops = max_hops
         self.n_chunks = n_chunks
+        self.source = source  # the index folder holding graph.json and its domain's name: ``graph`` reads it
         self._by_prefix: dict[str, list[str]] = {}
         for alias in aliases:
             self._by_prefix.setdefault(alias[:2], []).append(alias)
         self._tokenizer = Tokenizer(())
-        self._named_in = chunk_index({node: data["chunks"] for node, data in graph.nodes(data=True)})
-        self._names = NameText(list(graph.nodes))
+        self._names = NameText(arrays.names)
         self._neighbour_lists: dict[str, list[tuple[str, str, float, str]]] = {}
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The networkx graph of graph.json (the wiki build's input; a search reads only the arrays); a file that does
+        not read back is an IndexMismatchError naming the rebuild."""
+        if self.source is None:
+            raise ValueError("this graph channel was made without its index folder")
+        folder, domain = self.source
+        with reading(NAME, domain, (OSError, ValueError, KeyError, TypeError)):
+            return load_graph(folder)
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """Chunks mentioning the entities of ``query`` or entities up to max_hops away, best first; with a scope the
@@ -162,15 +176,19 @@ class GraphChannel:
         hinted = frozenset(rel for rel, words in RELATION_HINTS.items() if any(w in query for w in words))
         matched, named = self.matched(query)
         reached = self.walk(matched, hinted)
-        values = {node: (reach.score * mention_idf(len(self.graph.nodes[node]["chunks"]), self.n_chunks), reach.hops)
+        arrays, ids = self.arrays, self.arrays.ids
+        values = {node: (reach.score * mention_idf(arrays.mention_count(ids[node]), self.n_chunks), reach.hops)
                   for node, reach in reached.items()}
-        allowed = None if scope is None else scope.chunk_ids.__contains__
-        ranked = top_chunks(values, lambda node: self.graph.nodes[node]["chunks"], self._named_in, k, chunk_score,
-                            WALKED_PER_CHUNK, allowed)
+        allowed = None if scope is None else lambda row: arrays.chunk_id(row) in scope.chunk_ids
+        names = arrays.names
+        ranked = top_chunks(values, lambda node: arrays.mentions(ids[node]),
+                            lambda row: [names[i] for i in arrays.named_in(row)], k, chunk_score, WALKED_PER_CHUNK,
+                            allowed)  # chunks by row: a row orders as its chunk id
         hits = []
-        for rank, (chunk_id, score, found) in enumerate(ranked, start=1):
-            names = tuple(n for _, n in sorted(found, key=lambda c: (-c[0], c[1])))
-            hits.append(Hit(chunk_id, score, rank, NAME, entities=names, path=_shown_path(found, reached),
+        for rank, (row, score, found) in enumerate(ranked, start=1):
+            entities = tuple(n for _, n in sorted(found, key=lambda c: (-c[0], c[1])))
+            hits.append(Hit(arrays.chunk_id(row), score, rank, NAME, entities=entities,
+                            path=_shown_path(found, reached),
                             extra={MATCH: NAMED if named else WORD}))
         return hits
 
@@ -192,7 +210,7 @@ class GraphChannel:
         for start, end, alias in spans:
             inner = any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans)
             for node in self.aliases[alias]:
-                if self.graph.nodes[node]["kind"] == "ticker" and not _written(node, query):
+                if self.arrays.kind(self.arrays.ids[node]) == "ticker" and not _written(node, query):
                     continue  # a symbol counts only in capitals: "ALL" or "KEY" in a question is a word
                 strength = INSIDE if inner else EXACT if node == alias else ALIAS
                 found[node] = max(found.get(node, 0.0), strength)
@@ -212,13 +230,13 @@ class GraphChannel:
 
     def walk(self, starts: dict[str, float], hinted: frozenset[str] = frozenset()) -> dict[str, Reach]:
         """Breadth-first walk up to max_hops, keeping per node the fewest hops, then the strongest path."""
-        reached = {node: Reach(0, strength, (node,)) for node, strength in starts.items() if node in self.graph}
+        reached = {node: Reach(0, strength, (node,)) for node, strength in starts.items() if node in self.arrays.ids}
         # a name inside a longer match (江城大学 in 江城大学借款管理办法) counts where it stands but is no start
         frontier = [n for n, r in reached.items() if r.weight >= ALIAS] or list(reached)
         for hop in range(1, self.max_hops + 1):
             found: dict[str, Reach] = {}
             for node in frontier:
-                if hop > 1 and self.graph.nodes[node]["kind"] in HUB_KINDS:
+                if hop > 1 and self.arrays.kind(self.arrays.ids[node]) in HUB_KINDS:
                     continue
                 for neighbour, relation, weight, base in self._neighbours(node):
                     if neighbour in reached:
@@ -238,11 +256,12 @@ class GraphChannel:
         known = self._neighbour_lists.get(node)
         if known is not None:
             return known
-        out = [(t, d["relation"], d["weight"], d["relation"]) for _, t, d in self.graph.out_edges(node, data=True)]
-        out += [(s, INVERSE.get(d["relation"], d["relation"]), d["weight"], d["relation"])
-                for s, _, d in self.graph.in_edges(node, data=True)]
-        out.sort(key=lambda item: (-item[2], item[0]))
-        self._neighbour_lists[node] = out = out[:MAX_FANOUT]
+        names, relations = self.arrays.names, self.arrays.relations
+        out = []
+        for neighbour, code, weight, inverse in self.arrays.neighbours(self.arrays.ids[node], MAX_FANOUT):
+            relation = relations[code]
+            out.append((names[neighbour], INVERSE.get(relation, relation) if inverse else relation, weight, relation))
+        self._neighbour_lists[node] = out
         return out
 
 
@@ -300,6 +319,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> GraphChannel:
     """Open index/graph, refusing it when built from other chunks, code or settings."""
     folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
     with reading(NAME, domain.name, (OSError, ValueError, KeyError)):
-        graph = load_graph(folder)
+        arrays = GraphArrays.load(folder)
         aliases = json.loads((folder / "aliases.json").read_text(encoding="utf-8"))
-    return GraphChannel(graph, aliases, domain.config.graph.max_hops, manifest.counts.get("chunks", len(chunks)))
+    return GraphChannel(arrays, aliases, domain.config.graph.max_hops, manifest.counts.get("chunks", len(chunks)),
+                        (folder, domain.name))

@@ -14,29 +14,22 @@ scores are the same, only the work is bounded (mention lists are duplicate-free,
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TypeVar
 
+C = TypeVar("C", bound=Hashable)  # a chunk: its id, or a row numbered in id order (ties are broken by it)
 Contribution = tuple[float, str]  # (value, entity)
 Scorer = Callable[[Sequence[tuple[float, int]]], float]  # chunk_score over (value, hops)
 SLACK = 1e-9  # relative margin on the bound, so a rounding difference can only make the loop go on
 
 
-def chunk_index(mentions: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
-    """chunk id → the entities naming it, from entity → chunk ids."""
-    index: dict[str, list[str]] = {}
-    for entity, chunk_ids in mentions.items():
-        for chunk_id in chunk_ids:
-            index.setdefault(chunk_id, []).append(entity)
-    return {chunk_id: tuple(entities) for chunk_id, entities in index.items()}
-
-
-def top_chunks(values: Mapping[str, tuple[float, int]], mentions: Callable[[str], Sequence[str]],
-               named_in: Mapping[str, Sequence[str]], k: int, score: Scorer, walked_per_chunk: int,
-               allowed: Callable[[str], bool] | None = None) -> list[tuple[str, float, list[Contribution]]]:
+def top_chunks(values: Mapping[str, tuple[float, int]], mentions: Callable[[str], Sequence[C]],
+               named_in: Callable[[C], Sequence[str]], k: int, score: Scorer, walked_per_chunk: int,
+               allowed: Callable[[C], bool] | None = None) -> list[tuple[C, float, list[Contribution]]]:
     """The k best (chunk id, score, contributions) of the reached entities ``values`` (entity → (value, hops), in
     the walk's order, which fixes each chunk's contribution order), ranked by score then chunk id.
 
-    ``mentions(entity)`` are the chunks an entity names, ``named_in[chunk]`` the entities a chunk names, ``allowed``
+    ``mentions(entity)`` are the chunks an entity names, ``named_in(chunk)`` the entities a chunk names, ``allowed``
     the chunks a request's scope keeps (None: all)."""
     if k <= 0:
         return []
@@ -44,7 +37,7 @@ def top_chunks(values: Mapping[str, tuple[float, int]], mentions: Callable[[str]
     order = sorted(values, key=lambda e: (-values[e][0], position[e]))
     direct_left = _suffix_sums([values[e][0] if values[e][1] == 0 else 0.0 for e in order])
     walked = [values[e][0] for e in order if values[e][1] > 0]
-    scored: dict[str, tuple[float, list[Contribution]]] = {}
+    scored: dict[C, tuple[float, list[Contribution]]] = {}
     best: list[float] = []  # min-heap of the k best scores so far
     taken_walked = 0
     for i, entity in enumerate(order):
@@ -55,7 +48,7 @@ def top_chunks(values: Mapping[str, tuple[float, int]], mentions: Callable[[str]
         for chunk_id in mentions(entity):
             if chunk_id in scored or (allowed is not None and not allowed(chunk_id)):
                 continue
-            found = [(values[e][0], e) for _, e in sorted((position[e], e) for e in named_in[chunk_id]
+            found = [(values[e][0], e) for _, e in sorted((position[e], e) for e in named_in(chunk_id)
                                                           if e in position)]
             total = score([(value, values[e][1]) for value, e in found])
             scored[chunk_id] = (total, found)

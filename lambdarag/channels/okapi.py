@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
+
+from lambdarag.channels.vocab import Vocabulary
 
 ARRAYS = ("indptr", "indices", "weights", "doc_len")
 
@@ -29,7 +31,7 @@ class BM25Okapi:
 
     def __init__(
         self,
-        vocab: dict[str, int],
+        vocab: Mapping[str, int],
         postings: tuple[np.ndarray, np.ndarray, np.ndarray],
         doc_len: np.ndarray,
         k1: float = 1.5,
@@ -66,7 +68,8 @@ class BM25Okapi:
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query (float64, length n_docs)."""
-        rows = [self.vocab[t] for t in query_tokens if t in self.vocab]
+        found = map(self.vocab.get, query_tokens)
+        rows = [r for r in found if r is not None]
         if not rows:
             return np.zeros(self.n_docs, dtype=np.float64)
         spans = [slice(int(self.indptr[r]), int(self.indptr[r + 1])) for r in rows]
@@ -79,12 +82,14 @@ class BM25Okapi:
         return rank_scores(self.scores(query_tokens), k)
 
     def save(self, folder: Path) -> None:
-        """Write the index into ``folder`` as .npy arrays plus JSON (vocabulary and parameters)."""
+        """Write the index into ``folder`` as .npy arrays (the vocabulary's too: channels/vocab.py) plus its
+        parameters in JSON."""
         folder.mkdir(parents=True, exist_ok=True)
         params = {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "n_docs": self.n_docs}
         (folder / "bm25.json").write_text(json.dumps(params), encoding="utf-8")
-        terms = sorted(self.vocab, key=self.vocab.__getitem__)
-        (folder / "vocab.json").write_text(json.dumps(terms, ensure_ascii=False), encoding="utf-8")
+        vocab = self.vocab if isinstance(self.vocab, Vocabulary) else Vocabulary.of(
+            sorted(self.vocab, key=self.vocab.__getitem__))
+        vocab.save(folder)
         for name, array in zip(ARRAYS, (self.indptr, self.indices, self.weights, self.doc_len), strict=True):
             np.save(folder / f"{name}.npy", np.ascontiguousarray(array))
 
@@ -92,14 +97,13 @@ class BM25Okapi:
     def load(cls, folder: Path, mmap: bool = True) -> BM25Okapi:
         """Read an index written by ``save``; the posting arrays are memory-mapped by default."""
         params: dict[str, Any] = json.loads((folder / "bm25.json").read_text(encoding="utf-8"))
-        terms: list[str] = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+        vocab = Vocabulary.load(folder)
         mode: Literal["r"] | None = "r" if mmap else None
         arrays = {name: np.load(folder / f"{name}.npy", mmap_mode=mode) for name in ARRAYS}
-        shape = (len(terms), int(params["n_docs"]))
+        shape = (len(vocab), int(params["n_docs"]))
         if arrays["indptr"].shape[0] != shape[0] + 1 or arrays["doc_len"].shape[0] != shape[1]:
             raise ValueError(f"BM25 arrays in {folder} do not match its vocabulary and document count")
         postings = (arrays["indptr"], arrays["indices"], arrays["weights"])
-        vocab = {t: i for i, t in enumerate(terms)}
         return cls(vocab, postings, np.asarray(arrays["doc_len"]), params["k1"], params["b"], params["epsilon"])
 
 

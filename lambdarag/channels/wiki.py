@@ -1,8 +1,8 @@
 """The wiki channel: compiled pages searched by BM25 plus a title/alias match, mapped back to their source chunks.
 
 build() compiles domain.wiki_dir (lambdarag.wiki.compile) from the entity graph, then indexes the pages as
-they are on disk after the compile, so a page a person edited is indexed with their text. The
-index (index/wiki/: BM25 arrays, pages.json, terms.txt) is a snapshot: edits made later reach
+they are on disk after the compile, so a page a person edited is indexed with their text. The index
+(index/wiki/: BM25 arrays, the pages' fields (channels/wiki_pages.py), terms.txt) is a snapshot: edits made later reach
 search at the next `python scripts/wiki_compile.py --domain NAME`, which keeps them and costs no
 LLM call for unchanged input. A snapshot keeps what a server reads atomic and consistent with its
 manifest, instead of following half-saved files in an editor.
@@ -18,20 +18,18 @@ of ``wiki.body_match_intents``.
 from __future__ import annotations
 
 import heapq
-import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from lambdarag.channels.base import BuildResult
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi
+from lambdarag.channels.wiki_pages import IndexedPage, PageTable
 from lambdarag.errors import IndexMismatchError
 from lambdarag.graph.build import EXTRACTOR_VERSION
 from lambdarag.graph.entities import entity_key
@@ -42,32 +40,17 @@ from lambdarag.wiki.compile import compile_wiki, summary_llm
 from lambdarag.wiki.page_format import GENERATED_SUFFIX, excerpt, is_edited, read_page
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from lambdarag.config.domain import Domain
 
 NAME = "wiki"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: pages (channels/wiki_pages.py) and vocabulary (channels/vocab.py) memory-mapped, no JSON
 K1, B, EPSILON = 1.5, 0.75, 0.25  # rank_bm25 defaults, as in the BM25 channel
 TITLE_BOOST = 1.0  # added to the normalised BM25 score when the question names the page
 SPREAD = 0.8  # the j-th source chunk of a page gets page score · SPREAD^j
 EXCERPT_CHARS = 600
 MATCH, NAMED, BODY = "match", "named", "body"  # Hit.extra[MATCH]: the question names the page, or only its text matched
-
-
-@dataclass(frozen=True)
-class IndexedPage:
-    """A page as the index sees it."""
-
-    slug: str
-    title: str
-    aliases: tuple[str, ...]
-    sources: tuple[str, ...]
-    excerpt: str
-    text: str  # what BM25 indexes (title, aliases, body): held while building only; pages.json leaves it out
-    edited: bool = False  # changed by a person since it was generated
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(n for n in (normalize(entity_key(x)) for x in (self.title, *self.aliases)) if len(n) >= 2)
 
 
 def index_params(domain: Domain) -> dict[str, Any]:
@@ -128,10 +111,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
 
     def write(folder: Path) -> Manifest:
         model.save(folder)
-        # without the text: the model holds what was indexed, and every page's text is most of the file (108 of
-        # 110 MB at 100k chunks), read back and kept by every serving worker
-        records = [{f.name: getattr(p, f.name) for f in fields(p) if f.name != "text"} for p in pages]
-        (folder / "pages.json").write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        PageTable.of(pages).save(folder)  # without the text: the model holds what was indexed
         (folder / "terms.txt").write_text("".join(f"{t}\n" for t in terms), encoding="utf-8")
         return Manifest(
             channel=NAME, format_version=FORMAT_VERSION, params=index_params(domain),
@@ -145,9 +125,14 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
 
 def page_specificity(page: IndexedPage, n_chunks: int) -> float:
     """ln(1 + N / max(1, sources)) / ln(1 + N), 1 when N ≤ 1: the graph's mention_idf scaled to 0..1 for a page."""
+    return specificity(len(page.sources), n_chunks)
+
+
+def specificity(sources: int, n_chunks: int) -> float:
+    """page_specificity of a page with ``sources`` source chunks."""
     if n_chunks <= 1:
         return 1.0
-    return math.log(1 + n_chunks / max(1, len(page.sources))) / math.log(1 + n_chunks)
+    return math.log(1 + n_chunks / max(1, sources)) / math.log(1 + n_chunks)
 
 
 class WikiChannel:
@@ -155,19 +140,17 @@ class WikiChannel:
 
     name = NAME
 
-    def __init__(self, pages: Sequence[IndexedPage], model: BM25Okapi, tokenizer: Tokenizer, n_chunks: int) -> None:
-        self.pages = list(pages)
+    def __init__(self, pages: PageTable, model: BM25Okapi, tokenizer: Tokenizer, n_chunks: int) -> None:
+        self.pages = pages
         self.model = model
         self.tokenizer = tokenizer
         self.n_chunks = n_chunks
-        # per page, once: the title boost it would get, its rank by slug (ties), and its names by name
-        self._boost = np.array([TITLE_BOOST * page_specificity(p, n_chunks) for p in self.pages], dtype=np.float64)
-        self._slug_rank = np.argsort(np.argsort(np.array([p.slug for p in self.pages], dtype=object), kind="stable"),
-                                     kind="stable")
-        self._by_name: dict[str, list[int]] = {}
-        for i, page in enumerate(self.pages):
-            for name in dict.fromkeys(page.names):
-                self._by_name.setdefault(name, []).append(i)
+        # per page, once: the title boost it would get; its rank by slug (ties) and its names come with the table
+        sizes = pages.sources.ptr
+        self._boost = np.array([TITLE_BOOST * specificity(int(sizes[i + 1] - sizes[i]), n_chunks)
+                                for i in range(len(pages))], dtype=np.float64)
+        self._slug_rank = pages.slug_rank
+        self._by_name = pages.by_name
         self._name_lengths = sorted({len(n) for n in self._by_name})
 
     def _named(self, text: str) -> list[int]:
@@ -197,42 +180,43 @@ class WikiChannel:
     def page_scores(self, query: str) -> list[tuple[float, IndexedPage, bool]]:
         """Pages with a positive score, best first: normalised BM25 plus the title/alias boost, and whether named."""
         order, scores, named = self._ranked(query)
-        return [(float(scores[i]), self.pages[i], bool(named[i])) for i in order]
+        return [(float(scores[i]), self.pages[i], bool(named[i])) for i in order.tolist()]
 
     def search(self, query: str, k: int, scope: Scope | None = None) -> list[Hit]:
         """The k best source chunks of the best pages, each with its page id, excerpt and how the page matched; with a
         scope, a page's sources outside it are dropped before the spread (its first allowed source gets the score)."""
-        best: dict[str, tuple[float, IndexedPage, bool]] = {}
+        best: dict[str, tuple[float, int, bool]] = {}  # chunk id -> (value, page, named)
         kept: list[float] = []  # min-heap: the first values of up to k distinct chunks (lower bounds of theirs)
         order, scores, named_pages = self._ranked(query)
-        for i in order:
+        for i in map(int, order):  # lazily: the loop stops once the top k is settled
             score = float(scores[i])
             if k > 0 and len(kept) >= k and score < kept[0]:
                 break  # pages come best first and a page gives no chunk more than its score: the top k is settled
-            page, named = self.pages[i], bool(named_pages[i])
-            sources = page.sources if scope is None else [c for c in page.sources if c in scope.chunk_ids]
+            named = bool(named_pages[i])
+            sources = self.pages.sources.at(i)
+            if scope is not None:
+                sources = tuple(c for c in sources if c in scope.chunk_ids)
             for j, chunk_id in enumerate(sources):
                 value = score * SPREAD**j
                 if chunk_id not in best:
                     (heapq.heappush if len(kept) < k else heapq.heappushpop)(kept, value)
                 if chunk_id not in best or value > best[chunk_id][0]:
-                    best[chunk_id] = (value, page, named)
+                    best[chunk_id] = (value, i, named)
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
-        return [
-            Hit(chunk_id, score, rank, NAME, entities=(page.title,), page_id=page.slug, side_text=page.excerpt,
-                extra={MATCH: NAMED if named else BODY})
-            for rank, (chunk_id, (score, page, named)) in enumerate(ranked, start=1)
-        ]
+        return [self._hit(chunk_id, score, rank, i, named)
+                for rank, (chunk_id, (score, i, named)) in enumerate(ranked, start=1)]
+
+    def _hit(self, chunk_id: str, score: float, rank: int, page: int, named: bool) -> Hit:
+        pages = self.pages
+        return Hit(chunk_id, score, rank, NAME, entities=(pages.titles.at(page),), page_id=pages.slugs.at(page),
+                   side_text=pages.excerpts.at(page), extra={MATCH: NAMED if named else BODY})
 
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> WikiChannel:
     """Open index/wiki, refusing it when built from other chunks, code or settings."""
     folder, manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
     with reading(NAME, domain.name, (OSError, ValueError, KeyError, TypeError)):
-        records = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
-        pages = [IndexedPage(r["slug"], r["title"], tuple(r["aliases"]), tuple(r["sources"]), r["excerpt"], "",
-                             bool(r.get("edited")))
-                 for r in records]
+        pages = PageTable.load(folder)
         terms = (folder / "terms.txt").read_text(encoding="utf-8").splitlines()
         model = BM25Okapi.load(folder)
     if model.n_docs != len(pages):

@@ -141,6 +141,7 @@ class RetrievalConfig:
     table_boost: float = field(metadata=rng(0, 10))
     recency_boost: float = field(metadata=rng(0, 10))
     proximity_boost: float = field(metadata=rng(0, 10))
+    subject_boost: float = field(metadata=rng(0, 10))
     superseded_penalty: float = field(metadata=rng(0, 1))
     learned: bool  # the learned ranking stage, when a model is installed
     channels: Mapping[str, ChannelConfig] = field(metadata={"keys": CHANNEL_NAMES, "all_keys": True})

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from lambdarag.errors import ServiceError
 from lambdarag.graph.english import join_sentences, short_name
 from lambdarag.graph.entities import entity_key, extract_entities
@@ -29,6 +27,8 @@ from lambdarag.text.fence import fence, fenced_messages
 from lambdarag.text.tokenizer import normalize, split_sentences
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from lambdarag.config.schema import Config
     from lambdarag.models.llm import LLMClient
 
@@ -67,6 +67,8 @@ def build_graph(
     progress: Iterable[Chunk] | None = None,
 ) -> tuple[nx.DiGraph, GraphStats]:
     """Extract entities and relations from every chunk into a directed graph (node id = normalised name)."""
+    import networkx as nx  # here, not at import: serving never builds a graph, and networkx costs 0.3 s to import
+
     graph = nx.DiGraph()
     stats = GraphStats(chunks=len(chunks))
     cache = _LLMCache(cache_file) if llm is not None else None
@@ -293,12 +295,16 @@ def validate_extraction(value: Any, text: str) -> dict[str, Any]:
 
 def save_graph(graph: nx.DiGraph, folder: Path) -> None:
     """graph.json as node-link data."""
+    import networkx as nx
+
     data = nx.node_link_data(graph, edges="edges")
     (folder / "graph.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
 def load_graph(folder: Path) -> nx.DiGraph:
     """The graph written by save_graph."""
+    import networkx as nx
+
     data = json.loads((folder / "graph.json").read_text(encoding="utf-8"))
     graph = nx.node_link_graph(data, directed=True, multigraph=False, edges="edges")
     assert isinstance(graph, nx.DiGraph)

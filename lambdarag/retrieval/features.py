@@ -21,8 +21,8 @@ from lambdarag.records import Chunk, Hit
 from lambdarag.retrieval.fusion import DOCUMENT, UNITS_CACHE, Fused, normalized_units
 from lambdarag.text.tokenizer import keyword_share, normalize, split_sentences
 
-FEATURE_VERSION = 4
-BOOSTS = ("table", "recency", "proximity", "after_today", "superseded")
+FEATURE_VERSION = 5  # 5: boost_subject
+BOOSTS = ("table", "recency", "proximity", "after_today", "superseded", "subject")
 LENGTH_SCALE = 1000.0  # characters: log1p(len / scale) keeps the chunk length feature near 0..2
 
 FEATURES: tuple[str, ...] = (

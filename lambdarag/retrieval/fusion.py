@@ -118,6 +118,22 @@ def document_prior(fused: Sequence[Fused], doc_of: Callable[[str], str], documen
     return order(out)
 
 
+def subject_boost(fused: Sequence[Fused], doc_of: Callable[[str], str], documents: Sequence[Hit],
+                  boost: float) -> list[Fused]:
+    """Scale the chunks of each document whose subject the question names by 1 + boost · the share named.
+
+    The shares ride on the document channel's hits (``extra["subject"]``, channels/subject.py): a question that
+    names a document's issuer, region or title word asks about that document, whichever chunk of it answers.
+    """
+    shares = {doc_of(h.chunk_id): float(h.extra[document_channel.SUBJECT])
+              for h in documents if document_channel.SUBJECT in h.extra}
+    shares.pop("", None)
+    if not boost or not shares:
+        return list(fused)
+    out = [_boost(f, "subject", boost * shares[doc]) if (doc := doc_of(f.chunk_id)) in shares else f for f in fused]
+    return order(out)
+
+
 def _boost(item: Fused, name: str, factor: float) -> Fused:
     return dataclasses.replace(item, score=item.score * (1.0 + factor), boosts={**item.boosts, name: factor})
 

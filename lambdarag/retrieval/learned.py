@@ -58,7 +58,8 @@ class LearnedRanker:
 def fusion_fingerprint(config: Config) -> str:
     """A digest of every setting that shapes the learned stage's input: the intents' weights, rrf k and boosts."""
     r = config.retrieval
-    settings = {"rrf_k": r.rrf_k, "boosts": [r.table_boost, r.recency_boost, r.proximity_boost, r.superseded_penalty],
+    settings = {"rrf_k": r.rrf_k, "boosts": [r.table_boost, r.recency_boost, r.proximity_boost, r.superseded_penalty,
+                                           r.subject_boost],
                 "weights": {i: dict(sorted(c.weights.items())) for i, c in sorted(config.intents.classes.items())}}
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 

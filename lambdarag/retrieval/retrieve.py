@@ -28,6 +28,7 @@ from lambdarag.retrieval.fusion import (
     fuse,
     proximity_boost,
     recency_boost,
+    subject_boost,
     table_boost,
     version_preference,
     without_matches,
@@ -153,12 +154,14 @@ def fusion_filter(kb: KnowledgeBase, runs: Mapping[str, ChannelRun],
 
 def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansion: Expansion,
          options: PipelineOptions, demoted: Mapping[str, str] | None = None) -> FusionOutcome:
-    """Weighted RRF over the channels that answered, the table (data) and recency (temporal) boosts, then the
-    current-version preference (chunks of ``demoted`` documents scaled by 1 - superseded_penalty)."""
+    """Weighted RRF over the channels that answered, the named-subject, proximity, table (data) and recency
+    (temporal) boosts, then the current-version preference (chunks of ``demoted`` documents scaled by
+    1 - superseded_penalty)."""
     cfg = kb.config.retrieval
     rankings, notes = fusion_filter(kb, runs, intent)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
     fused = fuse(rankings, weights, cfg.rrf_k, kb.doc_of, kb.document_spread)
+    fused = subject_boost(fused, kb.doc_of, rankings.get(DOCUMENT, ()), cfg.subject_boost)
     fused = proximity_boost(fused, kb.chunks, expansion.keywords, cfg.proximity_boost, RANKING_DEPTH)
     if intent == "data":
         fused = table_boost(fused, kb.chunks, cfg.table_boost)

@@ -24,9 +24,10 @@ import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
-from typing import Any
+from typing import NamedTuple
 
 from lambdarag.text import english
+from lambdarag.text.terms import TermIndex
 
 TOKENIZER_VERSION = 4  # bump when the token rules or the stopword list change: BM25 indexes record it
 HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
@@ -43,6 +44,11 @@ _UPPER_RE = re.compile(r"[A-Z]")
 # A stretch without CJK characters or CJK punctuation: English rules apply where it holds a Latin letter.
 _RUN_RE = re.compile(r"[^\u3000-\u303f\u3400-\u9fff\uf900-\ufaff]+")
 _NUMERIC = frozenset({"amount", "percent", "grouped"})
+# The rules after the mixed terms, tried in this order at a position; English stretches add the numeric ones.
+_PLAIN = re.compile(f"(?P<unit>{_UNIT_RE})|(?P<ident>{_IDENT_RE})")
+_LATIN = re.compile("|".join([f"(?P<unit>{_UNIT_RE})", f"(?P<amount>{english.AMOUNT_RE})",
+                              f"(?P<percent>{english.PERCENT_RE})", f"(?P<grouped>{english.GROUPED_RE})",
+                              f"(?P<ident>{_IDENT_RE})"]))
 _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
@@ -148,14 +154,8 @@ class Tokenizer:
         self._words_added = frozenset(t for t in clean if not _ASCII_ALNUM_RE.search(t))
         self._segment = _segmenter(self._words_added)
         self._parts: dict[str, list[str]] = {}
-        # Terms with Latin letters or digits would be cut apart by the identifier rule: match them first.
-        mixed = sorted((t for t in clean if _ASCII_ALNUM_RE.search(t)), key=lambda t: (-len(t), t))
-        head = [f"(?P<term>{_term_pattern(mixed)})"] if mixed else []
-        head.append(f"(?P<unit>{_UNIT_RE})")
-        self._plain = re.compile("|".join([*head, f"(?P<ident>{_IDENT_RE})"]))
-        numeric = [f"(?P<amount>{english.AMOUNT_RE})", f"(?P<percent>{english.PERCENT_RE})",
-                   f"(?P<grouped>{english.GROUPED_RE})"]
-        self._latin = re.compile("|".join([*head, *numeric, f"(?P<ident>{_IDENT_RE})"]))
+        # Terms with Latin letters or digits would be cut apart by the identifier rule: they are matched first.
+        self._mixed = TermIndex(t for t in clean if _ASCII_ALNUM_RE.search(t))
         self._stop = stopwords()
 
     def tokens(self, text: str) -> list[str]:
@@ -180,21 +180,33 @@ class Tokenizer:
     def _scan(self, text: str, emit: _Emit) -> list[str]:
         out: list[str] = []
         latin = _latin_runs(text)
-        pattern = self._latin if latin else self._plain
+        terms = self._mixed.matches(text)
+        term = next(terms, None)
         pos = 0
-        while (match := pattern.search(text, pos)) is not None:
-            if match.lastgroup in _NUMERIC and not _inside(latin, match.start()):
-                match = self._plain.search(text, pos)  # a number in Chinese text: the rules from before
-                if match is None:
-                    break
-            self._words(text[pos : match.start()], out, emit)
-            self._match(match, out, emit)
-            pos = match.end()
+        while (found := self._next(text, pos, latin, term)) is not None:
+            self._words(text[pos : found.start], out, emit)
+            self._match(found, out, emit)
+            pos = found.end
+            while term is not None and term[0] < pos:
+                term = next(terms, None)
         self._words(text[pos:], out, emit)
         return out
 
-    def _match(self, match: re.Match[str], out: list[str], emit: _Emit) -> None:
-        whole, kind = match.group(), match.lastgroup
+    @staticmethod
+    def _next(text: str, pos: int, latin: Sequence[tuple[int, int]], term: tuple[int, int] | None) -> _Found | None:
+        """The next match from ``pos``: the mixed term ``term`` (the first at or after ``pos``) when it starts no later
+        than the rules' match, else that match (a number outside English stretches by the rules from before)."""
+        match = (_LATIN if latin else _PLAIN).search(text, pos)
+        if match is not None and match.lastgroup in _NUMERIC and not _inside(latin, match.start()):
+            match = _PLAIN.search(text, pos)
+        if term is not None and (match is None or term[0] <= match.start()):
+            return _Found(term[0], term[1], text[term[0] : term[1]], "term")
+        if match is None:
+            return None
+        return _Found(match.start(), match.end(), match.group(), match.lastgroup or "")
+
+    def _match(self, found: _Found, out: list[str], emit: _Emit) -> None:
+        whole, kind = found.text, found.kind
         if not emit.split:
             out.append(whole)
         elif kind == "term":
@@ -208,10 +220,10 @@ class Tokenizer:
         elif not _LATIN_RE.search(whole):
             emit.add(out, identifier_forms(whole))
         elif whole.isalpha():
-            if match.start() in emit.tickers:  # a symbol as written, even where it spells a stopword (IT, ON)
+            if found.start in emit.tickers:  # a symbol as written, even where it spells a stopword (IT, ON)
                 out.append(whole)
             if whole not in emit.drop:
-                emit.add(out, [english.stem(whole)], skip=whole if match.start() in emit.tickers else "")
+                emit.add(out, [english.stem(whole)], skip=whole if found.start in emit.tickers else "")
         else:
             emit.add(out, [whole, *english.part_forms(whole), *english.period_forms(whole)])
 
@@ -239,6 +251,15 @@ class Tokenizer:
             cut = filter(_is_content, _segmenter(frozenset())(word))
             parts = self._parts[word] = [p for p in cut if p != word]
         return parts
+
+
+class _Found(NamedTuple):
+    """One match of the scan: a mixed term, or a rule's (unit, amount, percent, grouped number, identifier)."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
 
 
 class _Emit:
@@ -279,31 +300,6 @@ def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> 
         if word:
             out.append(word)
     return out
-
-
-def _term_pattern(terms: Iterable[str]) -> str:
-    """One regex for the mixed terms: the longest term at a position that does not start or end inside a longer
-    identifier (what an alternation of every term, longest first, with those boundaries matches), as a trie: the
-    terms that match at one position lie on one path of it, and each node tries every longer continuation before
-    the term ending there, so the first match is the longest whose boundaries hold. An alternation of thousands of
-    terms is tried term by term at every position (a domain of 10k chunks has ~3k mixed page titles: 4× the
-    tokenizer's time); the trie costs one step per character of the match."""
-    trie: dict[str, Any] = {}
-    for term in terms:
-        node = trie
-        for char in term:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def below(node: dict[str, Any], last: str) -> str:
-        branches = [re.escape(char) + below(child, char) for char, child in sorted(node.items()) if char]
-        if "" in node:  # a term ends here: tried after every longer one
-            branches.append(r"(?![a-z0-9])" if _ASCII_ALNUM_RE.match(last) else "")
-        return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
-
-    head = r"(?<![a-z0-9])"
-    return "|".join(f"{head if _ASCII_ALNUM_RE.match(char) else ''}{re.escape(char)}{below(child, char)}"
-                    for char, child in sorted(trie.items()))
 
 
 @functools.lru_cache(maxsize=1 << 18)

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import networkx as nx
-
 from lambdarag.errors import ServiceError
 from lambdarag.graph.build import alias_index, regulation_subject
 from lambdarag.graph.entities import entity_key, extract_entities
@@ -32,6 +30,8 @@ from lambdarag.wiki import page_format
 from lambdarag.wiki.pages import CACHE_FILE, CompileReport, Page, SummaryCache, write_pages
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from lambdarag.config.schema import Config
     from lambdarag.models.llm import LLMClient
 

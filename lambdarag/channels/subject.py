@@ -1,0 +1,81 @@
+"""Document subjects: the documents a question names by a word of their title or document header.
+
+A document's subject is what its title and its document header (the metadata line: issuer, region, period,
+form…) say it is about. Whole-document BM25 (channels/document.py) hears a subject word as one word among
+thousands of body words, so on a corpus of long sibling documents (filings of several companies, notices of
+several provinces) the document the question names need not rank first, and the chunks of its siblings win on
+their own words. A word that only a few subjects hold, found in the question, names those documents: fusion
+scales their chunks up (retrieval.fusion.subject_boost) by how much of the subject the question names.
+
+Section headings are not part of the subject: they repeat from document to document. The subjects are stored
+beside the document index as a token-by-document matrix in channels.okapi's arrays (index/document/subject/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from lambdarag.channels.okapi import BM25Okapi
+from lambdarag.records import Chunk
+from lambdarag.text.tokenizer import Tokenizer
+
+FOLDER = "subject"
+
+
+def subject_text(chunk: Chunk) -> str:
+    """What names a chunk's document: its title and its document header (not the section path)."""
+    return "\n".join(part for part in (chunk.title, chunk.context) if part)
+
+
+def subject_tokens(tokenizer: Tokenizer, chunk: Chunk) -> list[str]:
+    """The distinct tokens of the document's subject, in order."""
+    return list(dict.fromkeys(tokenizer.tokens(subject_text(chunk))))
+
+
+class SubjectIndex:
+    """Which documents each subject token belongs to, and how much each token says (idf over the subjects)."""
+
+    def __init__(self, model: BM25Okapi) -> None:
+        self.model = model
+        self.n_docs = model.n_docs
+        df = np.diff(model.indptr).astype(np.float64)
+        self.df = df
+        # ln(1 + N / df): a token of one subject out of N says ln(1 + N), one that every subject has ln 2
+        self.idf = np.log1p(self.n_docs / np.maximum(df, 1.0)) if self.n_docs else df
+        term_of = np.repeat(np.arange(df.shape[0]), np.diff(model.indptr))
+        # what the whole subject says: the sum of its tokens' idf (the denominator of named())
+        self.mass = np.bincount(np.asarray(model.indices), weights=self.idf[term_of], minlength=self.n_docs)
+
+    @classmethod
+    def fit(cls, subjects: Iterable[Sequence[str]]) -> SubjectIndex:
+        """One token list per document, in the document index's row order."""
+        return cls(BM25Okapi.fit([list(dict.fromkeys(tokens)) for tokens in subjects]))
+
+    def save(self, folder: Path) -> None:
+        self.model.save(folder / FOLDER)
+
+    @classmethod
+    def load(cls, folder: Path) -> SubjectIndex:
+        return cls(BM25Okapi.load(folder / FOLDER))
+
+    def named(self, tokens: Iterable[str], max_share: float) -> dict[int, float]:
+        """Document row → how much of its subject the tokens name, for the documents they name.
+
+        Only specific tokens name anything: those of at most max(1, max_share · N) subjects. A document's
+        strength is the idf its named tokens carry over the idf of its whole subject (0..1]: "AMCOR" names most
+        of "AMCOR 2023 10K", "北京市" less of a long notice title that says much more.
+        """
+        limit = max(1.0, max_share * self.n_docs)
+        rows = [r for t in dict.fromkeys(tokens) if (r := self.model.vocab.get(t)) is not None and self.df[r] <= limit]
+        if not rows:
+            return {}
+        spans = [slice(int(self.model.indptr[r]), int(self.model.indptr[r + 1])) for r in rows]
+        docs = np.concatenate([self.model.indices[s] for s in spans])
+        said = np.concatenate([np.full(s.stop - s.start, self.idf[r]) for s, r in zip(spans, rows, strict=True)])
+        per_doc = np.bincount(docs, weights=said, minlength=self.n_docs)
+        named = np.flatnonzero((per_doc > 0) & (self.mass > 0))
+        shares = np.minimum(1.0, per_doc[named] / self.mass[named])
+        return {int(d): float(v) for d, v in zip(named, shares, strict=True)}
