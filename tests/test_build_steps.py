@@ -8,6 +8,7 @@ import pytest
 from server_fixtures import write_corpus
 
 from lambdarag.build.steps import BuildChunks, build_domain, run_step
+from lambdarag.channels.base import channel_module
 from lambdarag.channels.manifest import ChunkList, read_manifest
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
@@ -45,5 +46,6 @@ def test_every_channel_of_a_build_records_the_chunks_it_was_built_from(tmp_path:
     assert [o.step for o in outcomes if o.ok] == ["extract", "index", "vectors", "wiki"]
     digest = content_hash(load_chunks(domain.processed_dir))
     for channel in ("bm25", "document", "graph", "wiki"):
-        _, manifest = read_manifest(domain.index_dir, channel, domain.name, 1)
+        version = channel_module(channel, "local").FORMAT_VERSION
+        _, manifest = read_manifest(domain.index_dir, channel, domain.name, version)
         assert manifest.chunks_hash == digest, channel
