@@ -312,3 +312,29 @@ def test_end_to_end_from_raw_files_through_the_command(
     assert "0 embedded, 6 reused" in capsys.readouterr().out
     hits = vector.load(domain).search("宿舍楼几点关门", 2)  # chunks read from processed/ for the hash check
     assert hits[0].chunk_id.startswith("dorm#")
+
+
+def test_an_endpoint_gets_two_batches_at_once_and_the_index_is_the_same(tmp_path: Path) -> None:
+    import threading
+
+    second_arrived = threading.Event()
+    texts_seen: list[str] = []
+
+    def overlapping(text: str) -> list[float]:
+        texts_seen.append(text)
+        if len(texts_seen) == 3:  # the second batch (the first goes alone) waits until the third is embedded too
+            second_arrived.wait(10)
+        elif len(texts_seen) == 5:  # the first text of the third batch (batch_size 2)
+            second_arrived.set()
+        return char_bag(text)
+
+    chunks = make_chunks()
+    with FakeOpenAI(embed=overlapping, dim=DIM) as server:
+        domain = write_instance(init_domain("campus", tmp_path), server.base_url)
+        vector.build(domain, chunks, progress=False)
+    assert second_arrived.is_set()  # set only while the first request was still open
+    loaded = vector.load(domain, chunks)
+    expected = np.array([char_bag(c.index_text) for c in chunks], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert loaded.ids == [c.chunk_id for c in chunks]
+    np.testing.assert_allclose(np.asarray(loaded.vectors), expected, rtol=1e-6, atol=1e-6)

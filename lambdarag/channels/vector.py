@@ -22,6 +22,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,7 @@ CACHE_FILE = "embeddings.bin"
 LOG_EVERY = 10  # batches between progress lines when stderr is not a terminal...
 LOG_INTERVAL_S = 30.0  # ...or seconds, whichever comes first (a local batch can take half a minute)
 COPY_ROWS = 8192  # rows copied at a time into vectors.npy, so a 100k index never sits twice in memory
+IN_FLIGHT = 2  # batches requested at once from an endpoint: it embeds one while our side sends and decodes the other
 
 
 def passage_key(passage_prefix: str, text: str) -> bytes:
@@ -209,8 +211,16 @@ def cached_embeddings(domain: Domain, chunks: Sequence[Chunk], embedder: Embedde
 def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
           embedder: Embedder | None = None) -> BuildResult:
     """Embed the chunks not in the cache yet, then publish vectors.npy + ids.json + manifest atomically."""
+    made = build_embedder(domain, embedder)
+    try:
+        return _build(domain, chunks, progress, made)
+    finally:
+        if embedder is None and isinstance(made, OpenAIEmbedder):
+            made.client.close()  # its connections (one per batch in flight), not left to the garbage collector
+
+
+def _build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None, embedder: Embedder) -> BuildResult:
     start = time.monotonic()
-    embedder = build_embedder(domain, embedder)
     params = embedding_params(embedder.name, embedder.model, embedder.dim, domain.config.embedding)
     digest = chunks_hash(chunks)
     if _up_to_date(domain, params, digest):
@@ -250,15 +260,14 @@ def _missing(keys: Sequence[bytes], chunks: Sequence[Chunk], cache: EmbeddingCac
 
 def _embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedder: Embedder,
                 batch_size: int, progress: bool | None) -> None:
-    """Embed batch by batch, appending each to the cache as soon as it is done."""
+    """Embed batch by batch, appending each to the cache as soon as it is done, in order."""
     label = f"vector ({embedder.name}/{embedder.model})"
     bar = Progress(len(todo), progress, label, "passage", line=_status, every=LOG_EVERY,
                    interval_s=LOG_INTERVAL_S, at_end=True, smoothing=0.1)
     bar.say(f"{label}: {len(cache.rows)} passages cached, {len(todo)} to embed")
+    batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
     try:
-        for i in range(0, len(todo), batch_size):
-            batch = todo[i : i + batch_size]
-            vectors = embedder.embed_passages([text for _, text in batch])
+        for batch, vectors in _embedded(batches, embedder):
             cache.append([key for key, _ in batch], vectors)
             bar.update(len(batch))
     except (KeyboardInterrupt, LambdaRAGError):
@@ -266,6 +275,26 @@ def _embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedd
         raise
     finally:
         bar.close()
+
+
+def _embedded(batches: Sequence[Sequence[tuple[bytes, str]]], embedder: Embedder
+              ) -> Iterator[tuple[Sequence[tuple[bytes, str]], np.ndarray]]:
+    """Each batch with its vectors, in order: after the first (alone: a bad endpoint fails once), IN_FLIGHT requests
+    at a time to an endpoint (our half of one overlaps the server's half of the other); one at a time to the local
+    model (it uses every core for one batch)."""
+    if not isinstance(embedder, OpenAIEmbedder) or len(batches) < 2:
+        for batch in batches:
+            yield batch, embedder.embed_passages([text for _, text in batch])
+        return
+    pool = ThreadPoolExecutor(max_workers=IN_FLIGHT, thread_name_prefix="embed")
+    pending: list[Future[np.ndarray]] = []
+    try:
+        for i, batch in enumerate(batches):
+            while len(pending) < (IN_FLIGHT if i else 1) and i + len(pending) < len(batches):  # the first alone
+                pending.append(pool.submit(embedder.embed_passages, [t for _, t in batches[i + len(pending)]]))
+            yield batch, pending.pop(0).result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _write_vectors(out: Path, cache: EmbeddingCache, keys: Sequence[bytes], dim: int) -> None:

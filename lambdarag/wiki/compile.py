@@ -64,7 +64,7 @@ class PageDraft:
 
 # --- Pure parts: choosing, scoring, rendering -------------------------------------------------------
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=1 << 19)  # a compile's distinct sentences (231k at 100k chunks, ~65 MB of entities)
 def _entities(sentence: str) -> tuple[Entity, ...]:
     """extract_entities, memoised: a sentence is scored, fact-checked and dated for every page it is on."""
     return tuple(extract_entities(sentence))
@@ -76,16 +76,59 @@ def slugify(title: str) -> str:
     return slug[:80] or "page"
 
 
-def sentence_score(sentence: str, names: Sequence[str], entities: Sequence[Entity]) -> float:
+class PageNames:
+    """A page's names (title and aliases, entity keys), tested against every sentence of its sources: the tests cost
+    about as much for a hub with hundreds of aliases (财务处, with every 江城大学财务处 merged into it) as for a page
+    with one name, where a loop over the names made the wiki step grow faster than the corpus."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.listed = tuple(n for n in names if n)  # as given, repeats kept: sentence_score counts each
+        self.unique = frozenset(self.listed)
+        self.lengths = tuple(sorted({len(n) for n in self.unique}))
+        # "is any name in the text" needs only the names that contain no other one (江城大学财务处 ⊃ 财务处)
+        minimal: list[str] = []
+        for name in sorted(self.unique, key=lambda n: (len(n), n)):
+            if not any(short in name for short in minimal):
+                minimal.append(name)
+        self.minimal = tuple(minimal)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.unique
+
+    def found_in(self, key: str) -> bool:
+        """Whether any of the names occurs in ``key``."""
+        return any(n in key for n in self.minimal)
+
+    def count(self, key: str, cap: int) -> int:
+        """min(Σ occurrences of each name in ``key``, cap)."""
+        total = 0
+        if self.found_in(key):
+            for name in self.listed:
+                total += key.count(name)
+                if total >= cap:
+                    return cap
+        return total
+
+    def subject(self, key: str) -> bool:
+        """Whether a name occurs within SUBJECT_WINDOW characters of the start of ``key`` (the sentence's subject)."""
+        if not self.found_in(key):
+            return False
+        if len(self.unique) <= 2 * len(self.lengths):
+            return any(0 <= key.find(n) <= SUBJECT_WINDOW for n in self.unique)
+        # each start and length looked up: a name found there starts within the window
+        return any(key[p : p + size] in self.unique for p in range(SUBJECT_WINDOW + 1) for size in self.lengths)
+
+
+def sentence_score(sentence: str, names: PageNames, entities: Sequence[Entity]) -> float:
     """Informativeness: the page's entity as subject and mentioned, other entities, numbers, dates, useful length."""
     key = _sentence_key(sentence)
-    own = sum(key.count(n) for n in names if n)
-    subject = _subject_of(sentence, names)  # 预算科负责… / 本办法由… rather than a passing mention
+    own = names.count(key, 2)
+    subject = names.subject(key)  # 预算科负责… / 本办法由… rather than a passing mention
     others = sum(1 for e in entities if e.kind not in ("date", "amount") and e.name not in names)
     dates = sum(1 for e in entities if e.kind == "date")
     numbers = len(_NUMBER.findall(sentence))
     length = len(sentence)
-    score = min(own, 2) + 2.0 * subject + 0.5 * min(others, 4) + 0.3 * min(numbers, 3) + 0.5 * min(dates, 2)
+    score = own + 2.0 * subject + 0.5 * min(others, 4) + 0.3 * min(numbers, 3) + 0.5 * min(dates, 2)
     return score + min(length, 100) / 100 - (1.5 if length < 15 else 0.0) - (1.0 if length > 200 else 0.0)
 
 
@@ -118,7 +161,7 @@ def latest_revision(sentences: Iterable[str]) -> str | None:
 
 def rule_summary(draft: PageDraft, count: int) -> list[str]:
     """The ``count`` most informative sentences, in their original order."""
-    names = [entity_key(draft.title), *draft.aliases]
+    names = PageNames([entity_key(draft.title), *draft.aliases])
     scored = [(sentence_score(s, names, _entities(s)), -i, s) for i, s in enumerate(draft.sentences)]
     best = sorted(scored, reverse=True)[:count]
     return [s for _, _, s in sorted(best, key=lambda item: -item[1])]
@@ -154,8 +197,9 @@ def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[
         sources = sorted((c for c in attrs["chunks"] if c in by_id), key=order.__getitem__)
         if attrs["kind"] in PAGE_KINDS and len(sources) >= cfg.wiki.min_mentions:
             names = (node, *aliases.get(node, ()))
-            sources = sorted(sources, key=lambda c: (_aboutness(by_id[c], node, names), -_edition(by_id[c]), order[c]))
-            sentences = _mentioning([by_id[c] for c in sources], names, node)
+            tested = PageNames(names)
+            sources = sorted(sources, key=lambda c: (_aboutness(by_id[c], node, tested), -_edition(by_id[c]), order[c]))
+            sentences = _mentioning([by_id[c] for c in sources], tested, node)
             drafts.append(PageDraft(node, attrs["kind"], names[1:], tuple(sources),
                                     tuple(sentences), tuple(_relations(graph, node))))
     taken = {d.title for d in drafts}
@@ -167,14 +211,14 @@ def plan_pages(graph: nx.DiGraph, chunks: Sequence[Chunk], cfg: Config) -> list[
     return sorted(drafts, key=lambda d: d.title)
 
 
-def _aboutness(chunk: Chunk, node: str, names: Sequence[str]) -> int:
+def _aboutness(chunk: Chunk, node: str, names: PageNames) -> int:
     """0: the entity's own document (a regulation's text); 1: the chunk says what the entity is or does
     (its heading names it, or a sentence starts with it); 2: a passing mention. Sources sort by it, then
     in corpus order, so a page's first chunks are the ones about it."""
     if _title_subject(chunk.title) == node:
         return 0
     heading = _sentence_key(chunk.breadcrumb)
-    if any(n in heading for n in names) or any(_subject_of(s, names) for s in prose_sentences(chunk.text)):
+    if names.found_in(heading) or any(map(names.subject, _prose_keys(chunk.text))):
         return 1
     return 2
 
@@ -183,11 +227,6 @@ def _edition(chunk: Chunk) -> int:
     """The year a document's title carries (江城大学国内差旅费管理办法（2024修订版） → 2024), else 0: newer first."""
     years = _TITLE_YEAR.findall(chunk.title)
     return max(map(int, years)) if years else 0
-
-
-def _subject_of(sentence: str, names: Sequence[str]) -> bool:
-    key = _sentence_key(sentence)
-    return any(0 <= key.find(n) <= SUBJECT_WINDOW for n in names if n)
 
 
 def _documents(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
@@ -215,7 +254,13 @@ def _prose(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=262144)
+@functools.lru_cache(maxsize=1 << 17)
+def _prose_keys(text: str) -> tuple[str, ...]:
+    """The entity keys of _prose(text), memoised with it: every page a chunk is a source of tests them."""
+    return tuple(map(_sentence_key, _prose(text)))
+
+
+@functools.lru_cache(maxsize=1 << 19)
 def _sentence_key(sentence: str) -> str:
     """entity_key of a sentence (or a breadcrumb), memoised for the same reason as _prose."""
     return entity_key(sentence)
@@ -229,16 +274,18 @@ def _title_subject(title: str) -> str | None:
 
 def _forget() -> None:
     """Drop the memos of one compile (its sentences and chunks), so a process that builds keeps no corpus text."""
-    for memo in (_entities, _prose, _sentence_key, _title_subject):
+    for memo in (_entities, _prose, _prose_keys, _sentence_key, _title_subject):
         memo.cache_clear()
 
 
-def _mentioning(chunks: Sequence[Chunk], names: Sequence[str], node: str) -> list[str]:
+def _mentioning(chunks: Sequence[Chunk], names: PageNames, node: str) -> list[str]:
     """Sentences naming the entity; a regulation's own document counts whole (its sentences say 本办法)."""
     out: list[str] = []
     for chunk in chunks:
         own_document = _title_subject(chunk.title) == node
-        out += [s for s in _prose(chunk.text) if own_document or any(n in _sentence_key(s) for n in names)]
+        sentences = _prose(chunk.text)
+        out += sentences if own_document else [s for s, key in zip(sentences, _prose_keys(chunk.text), strict=True)
+                                               if names.found_in(key)]
     return list(dict.fromkeys(out))
 
 
