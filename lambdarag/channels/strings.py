@@ -60,10 +60,7 @@ class Strings(Sequence[str]):
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self.at(i) for i in range(*index.indices(len(self)))]
-        size = len(self.ptr) - 1
-        if not -size <= index < size:
-            raise IndexError(index)
-        return self.at(index % size)
+        return self.at(position(index, len(self)))
 
     def at(self, index: int) -> str:
         """The string at ``index`` (0 ≤ index < len), unchecked: a search's path."""
@@ -75,6 +72,13 @@ class Strings(Sequence[str]):
         base = offsets[0]
         blob = self.text[base : offsets[-1]].tobytes()
         return tuple(blob[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets))
+
+
+def position(index: int, size: int) -> int:
+    """A sequence index (negative counts from the end) as 0..size-1; IndexError outside."""
+    if not -size <= index < size:
+        raise IndexError(index)
+    return index % size
 
 
 class Groups(Sequence[tuple[str, ...]]):
@@ -115,10 +119,7 @@ class Groups(Sequence[tuple[str, ...]]):
     def __getitem__(self, index: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
         if isinstance(index, slice):
             return [self.at(i) for i in range(*index.indices(len(self)))]
-        size = len(self.ptr) - 1
-        if not -size <= index < size:
-            raise IndexError(index)
-        return self.at(index % size)
+        return self.at(position(index, len(self)))
 
     def at(self, index: int) -> tuple[str, ...]:
         """The strings of item ``index`` (0 ≤ index < len), unchecked: a search's path."""
