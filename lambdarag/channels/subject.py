@@ -65,8 +65,8 @@ class SubjectIndex:
         """Document row → how much of its subject the tokens name, for the documents they name.
 
         Only specific tokens name anything: those of at most max(1, max_share · N) subjects. A document's
-        strength is the idf its named tokens carry over the idf of its whole subject (0..1]: "AMCOR" names most
-        of "AMCOR 2023 10K", "北京市" less of a long notice title that says much more.
+        strength is the idf its named tokens carry over the idf of its whole subject (0..1]: "Contoso" names most
+        of "Contoso 2023 10-K", "河西省" less of a long notice title that says much more.
         """
         limit = max(1.0, max_share * self.n_docs)
         rows = [r for t in dict.fromkeys(tokens) if (r := self.model.vocab.get(t)) is not None and self.df[r] <= limit]
