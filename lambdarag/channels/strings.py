@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import overload
 
 import numpy as np
+
+from lambdarag.rows import Rows
 
 
 def offsets(counts: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -26,7 +27,7 @@ def mapped(path: Path) -> np.ndarray:
     return array
 
 
-class Strings(Sequence[str]):
+class Strings(Rows[str]):
     """A read-only list of strings over a UTF-8 blob and its offsets."""
 
     def __init__(self, text: np.ndarray, ptr: np.ndarray) -> None:
@@ -51,17 +52,6 @@ class Strings(Sequence[str]):
     def __len__(self) -> int:
         return len(self.ptr) - 1
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self.at(i) for i in range(*index.indices(len(self)))]
-        return self.at(position(index, len(self)))
-
     def at(self, index: int) -> str:
         """The string at ``index`` (0 ≤ index < len), unchecked: a search's path."""
         return self.text[self.ptr[index] : self.ptr[index + 1]].tobytes().decode("utf-8")
@@ -74,14 +64,7 @@ class Strings(Sequence[str]):
         return tuple(blob[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets))
 
 
-def position(index: int, size: int) -> int:
-    """A sequence index (negative counts from the end) as 0..size-1; IndexError outside."""
-    if not -size <= index < size:
-        raise IndexError(index)
-    return index % size
-
-
-class Groups(Sequence[tuple[str, ...]]):
+class Groups(Rows[tuple[str, ...]]):
     """One tuple of strings per item: ``Strings`` of every item's strings in turn, and where each item's begin."""
 
     def __init__(self, strings: Strings, ptr: np.ndarray) -> None:
@@ -109,17 +92,6 @@ class Groups(Sequence[tuple[str, ...]]):
 
     def __len__(self) -> int:
         return len(self.ptr) - 1
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[tuple[str, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
-        if isinstance(index, slice):
-            return [self.at(i) for i in range(*index.indices(len(self)))]
-        return self.at(position(index, len(self)))
 
     def at(self, index: int) -> tuple[str, ...]:
         """The strings of item ``index`` (0 ≤ index < len), unchecked: a search's path."""

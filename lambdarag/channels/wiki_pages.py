@@ -14,12 +14,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import overload
 
 import numpy as np
 
 from lambdarag.channels.strings import Groups, Strings, mapped
 from lambdarag.graph.entities import entity_key
+from lambdarag.rows import Rows
 from lambdarag.text.tokenizer import normalize
 
 NAMES_FILE = "page-names.json"
@@ -42,7 +42,7 @@ class IndexedPage:
         return tuple(n for n in (normalize(entity_key(x)) for x in (self.title, *self.aliases)) if len(n) >= 2)
 
 
-class PageTable(Sequence[IndexedPage]):
+class PageTable(Rows[IndexedPage]):
     """Every indexed page's fields, a page built when asked for; ``by_name`` and ``slug_rank`` for the search."""
 
     def __init__(self, fields: dict[str, Strings], groups: dict[str, Groups], edited: np.ndarray,
@@ -90,14 +90,7 @@ class PageTable(Sequence[IndexedPage]):
     def __len__(self) -> int:
         return len(self.slugs)
 
-    @overload
-    def __getitem__(self, index: int) -> IndexedPage: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[IndexedPage]: ...
-
-    def __getitem__(self, index: int | slice) -> IndexedPage | list[IndexedPage]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        return IndexedPage(self.slugs[index], self.titles[index], self.aliases[index], self.sources[index],
-                           self.excerpts[index], "", bool(self.edited[index]))
+    def at(self, row: int) -> IndexedPage:
+        """The page at ``row`` (0 ≤ row < len), built from its fields."""
+        return IndexedPage(self.slugs.at(row), self.titles.at(row), self.aliases.at(row), self.sources.at(row),
+                           self.excerpts.at(row), "", bool(self.edited[row]))

@@ -24,12 +24,13 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from lambdarag.errors import IndexMismatchError
 from lambdarag.records import Chunk
+from lambdarag.rows import Rows
 
 MAGIC = b"LRCHUNKS"
 STORE_VERSION = 1
@@ -278,7 +279,7 @@ class StoredChunks(Mapping[str, Chunk]):
         return ChunkRows(self)
 
 
-class ChunkRows(Sequence[Chunk]):
+class ChunkRows(Rows[Chunk]):
     """A store's chunks by position; ``digest`` is the content hash the store recorded (not worked out again)."""
 
     def __init__(self, store: StoredChunks) -> None:
@@ -288,14 +289,8 @@ class ChunkRows(Sequence[Chunk]):
     def __len__(self) -> int:
         return len(self.store)
 
-    @overload
-    def __getitem__(self, index: int) -> Chunk: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Chunk]: ...
-    def __getitem__(self, index: int | slice) -> Chunk | Sequence[Chunk]:
-        if isinstance(index, slice):
-            return [self.store.at(i) for i in range(len(self))[index]]
-        return self.store.at(range(len(self))[index])
+    def at(self, row: int) -> Chunk:
+        return self.store.at(row)
 
 
 def chunk_ids(chunks: Sequence[Chunk]) -> list[str]:
