@@ -1,4 +1,5 @@
-"""Plain records shared by the build path and the request path, and their JSON form (json_safe).
+"""Plain records shared by the build path and the request path, their JSON form (json_safe), and Rows: the
+read-only sequence that index arrays and the chunk store serve them (and their strings) from.
 
 Chunk ids are the common currency of every retrieval channel: graph and wiki hits are mapped
 back to the chunks that mention them, so fusion ranks one id space.
@@ -6,8 +7,12 @@ back to the chunks that mention them, so fusion ranks one id space.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
+
+T = TypeVar("T")
 
 
 def chunk_doc_id(chunk_id: str) -> str:
@@ -135,3 +140,25 @@ def json_safe(value: Any) -> Any:
     if hasattr(value, "items"):
         return {str(k): json_safe(v) for k, v in value.items()}
     return str(value)
+
+
+class Rows(Sequence[T]):
+    """A sequence of items built on access by ``at(row)``, for 0 ≤ row < len, unchecked (a search's path)."""
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+    @abstractmethod
+    def at(self, row: int) -> T:
+        """The item at ``row`` (0 ≤ row < len), unchecked."""
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self.at(i) for i in range(*index.indices(len(self)))]
+        return self.at(range(len(self))[index])  # IndexError outside; a negative index counts from the end

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lambdarag.rows import Rows
+from lambdarag.records import Rows
 
 
 def offsets(counts: Sequence[int] | np.ndarray) -> np.ndarray:

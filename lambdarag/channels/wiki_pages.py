@@ -19,7 +19,7 @@ import numpy as np
 
 from lambdarag.channels.strings import Groups, Strings, mapped
 from lambdarag.graph.entities import entity_key
-from lambdarag.rows import Rows
+from lambdarag.records import Rows
 from lambdarag.text.tokenizer import normalize
 
 NAMES_FILE = "page-names.json"

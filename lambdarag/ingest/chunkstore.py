@@ -29,8 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from lambdarag.errors import IndexMismatchError
-from lambdarag.records import Chunk
-from lambdarag.rows import Rows
+from lambdarag.records import Chunk, Rows
 
 MAGIC = b"LRCHUNKS"
 STORE_VERSION = 1
