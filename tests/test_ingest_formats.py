@@ -146,6 +146,26 @@ def test_txt_encodings_are_detected(tmp_path: Path) -> None:
         assert [s.path for s in doc.sections] == [("第一章 总则",), ("第二章 报销",)], name
 
 
+def test_txt_first_line_standing_alone_is_the_title(tmp_path: Path) -> None:
+    titled = tmp_path / "loan-process.txt"
+    titled.write_text("\ufeff河西大学借款流程\n\n发布单位：财务处\n\n借款须提交借款单。", encoding="utf-8")
+    doc = one(titled)
+    assert doc.title == "河西大学借款流程"
+    assert texts(doc) == ["发布单位：财务处", "借款须提交借款单。"]
+    assert dict(doc.meta)["file"] == "loan-process"  # the file name stays in the document header
+    english = tmp_path / "notes.txt"
+    english.write_text("Quarterly Operations Review\n\nRevenue rose in the third quarter.", encoding="utf-8")
+    assert one(english).title == "Quarterly Operations Review"
+    # a sentence, a line inside a paragraph, a lone line or a page marker is not a title: the file name is
+    for name, text in {"sentence": "报销须在三个月内完成。\n\n其他内容",
+                       "paragraph": "Title line\nsecond line of the same paragraph\n\nmore",
+                       "alone": "只有一行",
+                       "page": "[page 1]\n\nbody"}.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_text(text, encoding="utf-8")
+        assert one(path, name).title == name, name
+
+
 def test_html_drops_scripts_keeps_headings_and_tables(tmp_path: Path) -> None:
     page = """<html><head><title>收费公示</title><style>td {color: red}</style></head>
     <body><script>var x = "不要我";</script><h1>学费</h1><p>以下为<b>2024年</b>标准：</p>

@@ -19,6 +19,7 @@ from lambdarag.text.dates import find_dates
 from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
 
 _MAX_NOTED_LINES = 5
+TITLE_MAX = 80  # characters of a plain-text file's first line that can be its title
 _CN_NUM = f"{ONE_TO_NINE}{TEN}百千零〇{TWO_COUNTING}\\d"  # heading and list numbers: 第十二章, 二百零一、
 _CHAPTER = re.compile(rf"^第[{_CN_NUM}]+[章编](\s|$)")
 _PART = re.compile(rf"^第[{_CN_NUM}]+节(\s|$)")
@@ -76,8 +77,23 @@ def numbered_heading_level(line: str) -> int | None:
 
 def extract_txt(path: Path, doc_id: str, source: str) -> list[Document]:
     builder = DocBuilder(doc_id, source, "txt")
-    pages = add_plain_text(builder, read_text(path))
-    return [builder.build(pages=pages)]
+    title, text = leading_title(read_text(path))
+    pages = add_plain_text(builder, text)
+    return [builder.build(title, pages=pages)]
+
+
+def leading_title(text: str) -> tuple[str, str]:
+    """A plain-text file's title and the text after it: its first line when that line stands alone (a blank
+    line or a page break after it), is short (at most TITLE_MAX characters), is not a sentence, a numbered
+    heading (DocBuilder.build promotes a sole one) or a page marker, and more text follows. Else ("", text):
+    the title is then the file's name."""
+    head, sep, rest = text.lstrip("\n").partition("\n")
+    line = head.strip()
+    standalone = rest.startswith("\f") or not rest.split("\n", 1)[0].strip()
+    if (not sep or not line or len(line) > TITLE_MAX or not rest.strip() or not standalone or _SENTENCE_END.search(line)
+            or numbered_heading_level(line) is not None or page_marker(line) is not None or "\f" in line):
+        return "", text
+    return line, rest
 
 
 def page_marker(line: str) -> int | None:
