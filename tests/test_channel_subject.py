@@ -9,7 +9,7 @@ import pytest
 
 from lambdarag.build.steps import build_domain
 from lambdarag.channels import document
-from lambdarag.channels.subject import SubjectIndex, subject_tokens
+from lambdarag.channels.subject import SubjectIndex, joined_names, subject_tokens
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import search
@@ -112,6 +112,27 @@ def test_subject_strength_is_the_share_of_the_subjects_idf_the_tokens_name() -> 
     both = index.named(["boeing", "2023"], 0.5)  # naming more of a subject names it more strongly
     assert both[2] > both[1]
     assert all(0 < v <= 1 for v in both.values())
+
+
+def test_in_a_small_corpus_a_subject_word_few_documents_share_names_them_when_their_text_holds_it_alone() -> None:
+    subjects = [["boeing", "2022", "10k"], ["boeing", "2023", "10q"], ["amcor", "2023", "10k"],
+                ["pepsico", "2022", "10k"], ["lyon", "2021", "10k"], ["reimburs", "guid"], ["reimburs", "rule"],
+                ["budget", "rule"], ["travel", "polici"]]
+    index = SubjectIndex.fit(subjects)  # 9 subjects: max(1, 0.05 · 9) = 1, √9 = 3
+    texts = {"boeing": 2, "reimburs": 9}  # how many whole documents hold each word
+    body = texts.get
+    assert index.named(["boeing"], 0.05) == {}  # without the documents' text: two subjects are too many
+    assert set(index.named(["boeing"], 0.05, lambda t: body(t, 0))) == {0, 1}  # an issuer only its filings name
+    assert index.named(["reimburs"], 0.05, lambda t: body(t, 0)) == {}  # a topic word all the texts hold
+    assert index.named(["10k"], 0.05, lambda t: 4) == {}  # in more than √N subjects: never a name
+    assert list(index.named(["amcor"], 0.05, lambda t: 9)) == [2]  # one subject's word names it, however common
+
+
+def test_a_name_written_with_spaces_finds_its_squeezed_form() -> None:
+    assert joined_names(["best", "buy", "store"]) == ["best", "buy", "store", "bestbuy", "buystore"]
+    assert joined_names(["科研", "经费", "fy2024"]) == ["科研", "经费", "fy2024"]  # only Latin neighbours are joined
+    index = SubjectIndex.fit([["americanexpress", "2022", "10k"], ["boeing", "2022", "10k"]])
+    assert list(index.named(["american", "express", "margin"], 0.05)) == [0]
 
 
 def test_subject_tokens_are_the_title_and_header_not_the_sections() -> None:

@@ -13,7 +13,9 @@ beside the document index as a token-by-document matrix in channels.okapi's arra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,8 @@ from lambdarag.records import Chunk
 from lambdarag.text.tokenizer import Tokenizer
 
 FOLDER = "subject"
+CONCENTRATION = 2.0  # a small corpus's shared subject word names when at most this many times as many whole
+# documents hold it as subjects do (SubjectIndex.named)
 
 
 def subject_text(chunk: Chunk) -> str:
@@ -61,15 +65,29 @@ class SubjectIndex:
     def load(cls, folder: Path) -> SubjectIndex:
         return cls(BM25Okapi.load(folder / FOLDER))
 
-    def named(self, tokens: Iterable[str], max_share: float) -> dict[int, float]:
+    def named(self, tokens: Iterable[str], max_share: float,
+              body_df: Callable[[str], int] | None = None) -> dict[int, float]:
         """Document row → how much of its subject the tokens name, for the documents they name.
 
-        Only specific tokens name anything: those of at most max(1, max_share · N) subjects. A document's
-        strength is the idf its named tokens carry over the idf of its whole subject (0..1]: "Contoso" names most
-        of "Contoso 2023 10-K", "河西省" less of a long notice title that says much more.
+        Only specific tokens name anything: those of at most max(1, max_share · N) subjects, and, in a small
+        corpus, those of at most √N subjects whose word is no more common in the documents' whole text than in
+        their subjects (``body_df``: how many whole documents hold a token; at most CONCENTRATION × its subject
+        count). Twelve filings of ten issuers share "Contoso" between the two Contoso filings, and only their
+        text says "Contoso"; a topic word of two titles ("报销") is in every document's text and names nothing.
+        The tokens are read with their Latin neighbours written together (joined_names): "Best Buy" names
+        "BESTBUY 2023 10K". A document's strength is the idf its named tokens carry over the idf of its whole
+        subject (0..1]: "Contoso" names most of "Contoso 2023 10-K", "河西省" less of a long notice title that
+        says much more.
         """
         limit = max(1.0, max_share * self.n_docs)
-        rows = [r for t in dict.fromkeys(tokens) if (r := self.model.vocab.get(t)) is not None and self.df[r] <= limit]
+        few = max(limit, math.sqrt(self.n_docs))
+        rows = []
+        for token in dict.fromkeys(joined_names(list(tokens))):
+            row = self.model.vocab.get(token)
+            if row is None or self.df[row] > few:
+                continue
+            if self.df[row] <= limit or (body_df is not None and body_df(token) <= CONCENTRATION * self.df[row]):
+                rows.append(row)
         if not rows:
             return {}
         spans = [slice(int(self.model.indptr[r]), int(self.model.indptr[r + 1])) for r in rows]
@@ -79,3 +97,14 @@ class SubjectIndex:
         named = np.flatnonzero((per_doc > 0) & (self.mass > 0))
         shares = np.minimum(1.0, per_doc[named] / self.mass[named])
         return {int(d): float(v) for d, v in zip(named, shares, strict=True)}
+
+
+def joined_names(tokens: Sequence[str]) -> list[str]:
+    """The tokens, then each two neighbouring Latin letter-or-digit tokens written as one: file names and
+    headers squeeze a name's spaces out ("AMERICANEXPRESS_2022_10K"), questions keep them ("American Express")."""
+    pairs = [a + b for a, b in itertools.pairwise(tokens) if _latin_word(a) and _latin_word(b)]
+    return [*tokens, *pairs]
+
+
+def _latin_word(token: str) -> bool:
+    return token.isascii() and token.isalnum()
