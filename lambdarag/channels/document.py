@@ -124,7 +124,7 @@ class DocumentChannel:
         if allowed is not None:  # documents outside the scope score 0 before the top k are taken
             scores = scoped_scores(scores, allowed, 0.0)
         ranked = rank_scores(scores, k)
-        named = self.subjects.named(tokens, MAX_SHARE, self.document_frequency)
+        named = self.subjects.named(tokens, MAX_SHARE, self.model.document_frequency)
         if allowed is not None:
             inside = set(allowed.tolist())
             named = {row: share for row, share in named.items() if row in inside}
@@ -136,11 +136,6 @@ class DocumentChannel:
             ranked.append((row, float(scores[row])))
         return [Hit(self.rows[i][1], score, ranks[i], NAME, extra=self._extra(i, named))
                 for i, score in ranked]
-
-    def document_frequency(self, token: str) -> int:
-        """How many whole documents hold ``token`` (0 for a token no document has)."""
-        row = self.model.vocab.get(token)
-        return 0 if row is None else int(self.model.indptr[row + 1] - self.model.indptr[row])
 
     def _extra(self, row: int, named: dict[int, float]) -> dict[str, Any]:
         extra: dict[str, Any] = {DOC_ID: self.rows[row][0], CHUNKS: self.rows[row][2]}

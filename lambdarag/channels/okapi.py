@@ -77,6 +77,11 @@ class BM25Okapi:
         weights = np.concatenate([self.weights[s] for s in spans])
         return np.bincount(docs, weights=weights, minlength=self.n_docs).astype(np.float64, copy=False)
 
+    def document_frequency(self, token: str) -> int:
+        """How many documents hold ``token`` (0 for a token none has)."""
+        row = self.vocab.get(token)
+        return 0 if row is None else int(self.indptr[row + 1] - self.indptr[row])
+
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """The k best (doc index, score) pairs, highest first, ties by lower index; only positive scores."""
         return rank_scores(self.scores(query_tokens), k)

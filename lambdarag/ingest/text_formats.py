@@ -87,10 +87,10 @@ def leading_title(text: str) -> tuple[str, str]:
     line or a page break after it), is short (at most TITLE_MAX characters), is not a sentence, a numbered
     heading (DocBuilder.build promotes a sole one) or a page marker, and more text follows. Else ("", text):
     the title is then the file's name."""
-    head, sep, rest = text.lstrip("\n").partition("\n")
+    head, _, rest = text.lstrip("\n").partition("\n")
     line = head.strip()
     standalone = rest.startswith("\f") or not rest.split("\n", 1)[0].strip()
-    if (not sep or not line or len(line) > TITLE_MAX or not rest.strip() or not standalone or _SENTENCE_END.search(line)
+    if (not line or len(line) > TITLE_MAX or not rest.strip() or not standalone or _SENTENCE_END.search(line)
             or numbered_heading_level(line) is not None or page_marker(line) is not None or "\f" in line):
         return "", text
     return line, rest
