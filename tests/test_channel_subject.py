@@ -9,7 +9,7 @@ import pytest
 
 from lambdarag.build.steps import build_domain
 from lambdarag.channels import document
-from lambdarag.channels.subject import SubjectIndex, joined_names, subject_tokens
+from lambdarag.channels.subject import SubjectIndex, abbreviates, joined_names, subject_tokens, written_names
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import search
@@ -154,3 +154,65 @@ def test_subject_boost_scales_the_named_documents_chunks() -> None:
     assert out[0].score == pytest.approx(0.04 * 1.5) and out[0].boosts == {"subject": 0.5}
     assert subject_boost(fused, doc_of, docs, 0.0) == fused
     assert subject_boost(fused, doc_of, docs[:1], 1.0) == fused
+
+
+ABBREVIATED = {"NORTHWINDTRADERS": "NWT", "CONTOSOPHARMA": "CnP", "FABRIKAMFOODS": "FBF"}
+
+
+def abbreviated_filing(title: str, short: str, mentions: int) -> str:
+    """A report titled by a squeezed issuer name whose body calls the issuer by ``short`` ``mentions`` times and
+    also uses a metric's acronym (ZQRT) that abbreviates no title."""
+    said = " ".join(f"{short} reported segment {n} results." for n in range(mentions))
+    return (f"# {title} Q3 2023\n\n## Results\n\nPricing and freight moved the gross margin. {said}\n\n"
+            f"## Metrics\n\nZQRT rose. ZQRT is the adjusted ratio. ZQRT fell in one segment.\n\n")
+
+
+@pytest.fixture(scope="module")
+def abbreviated(tmp_path_factory: pytest.TempPathFactory) -> Domain:
+    base = tmp_path_factory.mktemp("abbreviated")
+    instance = "embedding:\n  backend: none\nretrieval:\n  proximity_boost: 0\n"
+    init_domain("filings", base).instance_file.write_text(instance, encoding="utf-8")
+    domain = open_domain("filings", base)
+    mentions = {"NWT": 5, "CnP": 4, "FBF": 2}  # FBF's report says its short name too seldom to be named by it
+    for n, (title, short) in enumerate(ABBREVIATED.items()):
+        (domain.raw_dir / f"r{n}.md").write_text(abbreviated_filing(title, short, mentions[short]), encoding="utf-8")
+    for n, issuer in enumerate(["LITWAREINC", "TAILSPINTOYS", "WOODGROVEBANK"], start=3):
+        (domain.raw_dir / f"r{n}.md").write_text(abbreviated_filing(issuer, "the company", 3), encoding="utf-8")
+    assert all(o.ok for o in build_domain(domain, progress=False))
+    return domain
+
+
+def named_docs(kb: KnowledgeBase, question: str) -> dict[str, float]:
+    return {str(h.extra["doc_id"]): float(h.extra[document.SUBJECT])
+            for h in kb.channels["document"].search(question, 10) if document.SUBJECT in h.extra}
+
+
+def test_a_document_is_named_by_an_abbreviation_its_text_uses(abbreviated: Domain) -> None:
+    kb = KnowledgeBase.load(abbreviated)
+    channel = kb.channels["document"]
+    assert isinstance(channel, document.DocumentChannel)
+    named = named_docs(kb, "How did freight change the gross margin of NWT?")
+    assert list(named) == ["r0"]
+    row = channel.scope_rows.row_of["r0"]
+    assert named["r0"] == pytest.approx(channel.subjects.standing_for([row])[row], abs=1e-4)  # rounded in the hit
+    assert list(named_docs(kb, "Did CnP's freight costs rise?")) == ["r1"]  # camel case, possessive
+    assert top_docs(kb, "How did freight change the gross margin of NWT?")[0] == "r0"
+
+
+def test_an_acronym_of_no_title_a_seldom_used_name_and_a_line_in_capitals_name_nothing(abbreviated: Domain) -> None:
+    kb = KnowledgeBase.load(abbreviated)
+    assert named_docs(kb, "What is ZQRT?") == {}  # in every report's text, and abbreviates no title
+    assert named_docs(kb, "How did freight change the gross margin of FBF?") == {}  # said twice: below MENTIONS
+    assert named_docs(kb, "HOW DID FREIGHT CHANGE AT NWT?") == {}  # a line in capitals says nothing of names
+
+
+def test_abbreviations_and_written_names() -> None:
+    assert abbreviates("NWT", "NORTHWINDTRADERS Q3 2023")
+    assert abbreviates("CnP", "CONTOSO PHARMA 2023 10-K")  # letters across neighbouring words
+    assert abbreviates("ab", "x_alpha_beta")  # file names' underscores split words
+    assert not abbreviates("ZQRT", "NORTHWINDTRADERS Q3 2023")
+    assert not abbreviates("TQ", "NORTHWINDTRADERS Q3 2023")  # the first letter must start a word
+    assert not abbreviates("NG", "NORTH WIND TRADERS GROUP")  # G is in the fourth word: too far
+    assert not abbreviates("N", "NORTHWINDTRADERS")
+    assert written_names("Does NWT's FY2022 Q3 margin beat eBay and CnP?\nREVENUE OF ACME") == ["NWT", "eBay", "CnP"]
+    assert written_names("河西省的GDP是多少") == ["GDP"]

@@ -30,7 +30,15 @@ import numpy as np
 from lambdarag.channels.base import BuildResult, ScopeRows, scoped_scores
 from lambdarag.channels.manifest import Manifest, chunks_hash, damaged, open_index, publish, reading
 from lambdarag.channels.okapi import BM25Okapi, rank_scores
-from lambdarag.channels.subject import SubjectIndex, subject_tokens
+from lambdarag.channels.subject import (
+    MENTIONS,
+    SubjectIndex,
+    abbreviates,
+    few_documents,
+    subject_text,
+    subject_tokens,
+    written_names,
+)
 from lambdarag.progress import iterate
 from lambdarag.records import Chunk, Hit
 from lambdarag.scope import Scope
@@ -40,7 +48,8 @@ if TYPE_CHECKING:
     from lambdarag.config.domain import Domain
 
 NAME = "document"
-FORMAT_VERSION = 3  # 2: the vocabulary memory-mapped (channels/vocab.py) instead of vocab.json; 3: the subjects
+FORMAT_VERSION = 4  # 2: the vocabulary memory-mapped (channels/vocab.py) instead of vocab.json; 3: the subjects;
+# 4: each document's subject text in documents.json (the names written for it: DocumentChannel.written_names)
 K1, B, EPSILON = 1.5, 0.75, 0.25  # the chunk channel's Okapi parameters
 DOC_ID = "doc_id"  # Hit.extra key: the document a hit stands for
 CHUNKS = "chunks"  # Hit.extra key: how many chunks the document has
@@ -85,7 +94,7 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None)
     tokens = [document_tokens(tokenizer, g) for g in iterate(groups, progress, "document tokens", "doc")]
     model = BM25Okapi.fit(tokens, K1, B, EPSILON)
     subjects = SubjectIndex.fit(subject_tokens(tokenizer, g[0]) for g in groups)
-    rows = [[g[0].doc_id, g[0].chunk_id, len(g)] for g in groups]
+    rows = [[g[0].doc_id, g[0].chunk_id, len(g), subject_text(g[0])] for g in groups]
 
     def write(folder: Path) -> Manifest:
         model.save(folder)
@@ -104,7 +113,7 @@ class DocumentChannel:
 
     name = NAME
 
-    def __init__(self, model: BM25Okapi, rows: Sequence[tuple[str, str, int]], tokenizer: Tokenizer,
+    def __init__(self, model: BM25Okapi, rows: Sequence[tuple[str, str, int, str]], tokenizer: Tokenizer,
                  subjects: SubjectIndex) -> None:
         self.model = model
         self.rows = list(rows)
@@ -125,6 +134,8 @@ class DocumentChannel:
             scores = scoped_scores(scores, allowed, 0.0)
         ranked = rank_scores(scores, k)
         named = self.subjects.named(tokens, MAX_SHARE, self.model.document_frequency)
+        for row, share in self.written_names(query).items():
+            named[row] = max(share, named.get(row, 0.0))
         if allowed is not None:
             inside = set(allowed.tolist())
             named = {row: share for row, share in named.items() if row in inside}
@@ -136,6 +147,26 @@ class DocumentChannel:
             ranked.append((row, float(scores[row])))
         return [Hit(self.rows[i][1], score, ranks[i], NAME, extra=self._extra(i, named))
                 for i, score in ranked]
+
+    def written_names(self, query: str) -> dict[int, float]:
+        """Documents the query names by an abbreviation of their subject that no subject holds as a word ("NWT"
+        for a filing titled "NORTHWINDTRADERS 2023 10K", "CnP" for "CONTOSO PHARMA 2023 10K"), with the share
+        their subject's most specific token carries.
+
+        The name is written as one (subject.written_names), abbreviates the document's subject
+        (subject.abbreviates), is in the text of few documents (at most subject.few_documents) and this
+        document's text uses it at least MENTIONS times: "EBIT" abbreviates no title, and a title that happens
+        to hold a name's letters is not named unless its text says the name too."""
+        most = few_documents(self.model.n_docs, MAX_SHARE)
+        rows: set[int] = set()
+        for name in dict.fromkeys(written_names(query)):
+            tokens = [t for t in self.tokenizer.tokens(name) if t not in self.subjects.model.vocab]
+            for token in tokens:
+                if not 0 < self.model.document_frequency(token) <= most:
+                    continue
+                docs, counts = self.model.term_frequencies(token)
+                rows.update(int(d) for d in docs[counts >= MENTIONS] if abbreviates(name, self.rows[int(d)][3]))
+        return self.subjects.standing_for(sorted(rows))
 
     def _extra(self, row: int, named: dict[int, float]) -> dict[str, Any]:
         extra: dict[str, Any] = {DOC_ID: self.rows[row][0], CHUNKS: self.rows[row][2]}
@@ -149,7 +180,7 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> DocumentChann
     folder, _manifest, chunks = open_index(domain, NAME, FORMAT_VERSION, index_params(domain), chunks)
     with reading(NAME, domain.name):
         listed = json.loads((folder / "documents.json").read_text(encoding="utf-8"))
-        rows = [(str(d), str(c), int(n)) for d, c, n in listed]
+        rows = [(str(d), str(c), int(n), str(subject)) for d, c, n, subject in listed]
         model = BM25Okapi.load(folder)
         subjects = SubjectIndex.load(folder)
     if len(rows) != model.n_docs or subjects.n_docs != model.n_docs:

@@ -82,6 +82,22 @@ class BM25Okapi:
         row = self.vocab.get(token)
         return 0 if row is None else int(self.indptr[row + 1] - self.indptr[row])
 
+    def term_frequencies(self, token: str) -> tuple[np.ndarray, np.ndarray]:
+        """The documents holding ``token`` and how many times each holds it, read back from the stored weights
+        (w = idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)), solved for tf). A token of half the
+        documents or more has no positive idf to solve with: its counts read 0."""
+        row = self.vocab.get(token)
+        if row is None:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        span = slice(int(self.indptr[row]), int(self.indptr[row + 1]))
+        docs = np.asarray(self.indices[span])
+        weight = np.asarray(self.weights[span], dtype=np.float64)
+        norm = self.k1 * (1.0 - self.b + self.b * self.doc_len[docs] / self.avgdl)
+        top = self.idf[row] * (self.k1 + 1.0) - weight
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tf = np.where(top > 0, weight * norm / np.where(top > 0, top, 1.0), 0.0)
+        return docs, np.rint(tf).astype(np.int64)
+
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """The k best (doc index, score) pairs, highest first, ties by lower index; only positive scores."""
         return rank_scores(self.scores(query_tokens), k)

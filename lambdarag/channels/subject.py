@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -27,6 +28,13 @@ from lambdarag.text.tokenizer import Tokenizer
 FOLDER = "subject"
 CONCENTRATION = 2.0  # a small corpus's shared subject word names when at most this many times as many whole
 # documents hold it as subjects do (SubjectIndex.named)
+MENTIONS = 3  # a written name names a document whose text holds it at least this many times (DocumentChannel)
+# A Latin word with a capital after its first letter: an acronym, a ticker or a name written in camel case.
+_WRITTEN_NAME_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+[A-Z][A-Za-z]*(?![A-Za-z0-9])")
+_LOWER_RE = re.compile(r"[a-z]")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
+_SUBJECT_WORD_RE = re.compile(r"[^\W_]+")  # a subject's words: letters and digits (file names' _ and - split)
+ABBREVIATED_WORDS = 3  # an abbreviation's letters come from at most this many consecutive words of a subject
 
 
 def subject_text(chunk: Chunk) -> str:
@@ -52,6 +60,9 @@ class SubjectIndex:
         term_of = np.repeat(np.arange(df.shape[0]), np.diff(model.indptr))
         # what the whole subject says: the sum of its tokens' idf (the denominator of named())
         self.mass = np.bincount(np.asarray(model.indices), weights=self.idf[term_of], minlength=self.n_docs)
+        # what the subject's most specific token says: the share a name standing for the document is given
+        self.top = np.zeros(self.n_docs, dtype=np.float64)
+        np.maximum.at(self.top, np.asarray(model.indices), self.idf[term_of])
 
     @classmethod
     def fit(cls, subjects: Iterable[Sequence[str]]) -> SubjectIndex:
@@ -80,7 +91,7 @@ class SubjectIndex:
         says much more.
         """
         limit = max(1.0, max_share * self.n_docs)
-        few = max(limit, math.sqrt(self.n_docs))
+        few = few_documents(self.n_docs, max_share)
         rows = []
         for token in dict.fromkeys(joined_names(list(tokens))):
             row = self.model.vocab.get(token)
@@ -98,10 +109,51 @@ class SubjectIndex:
         shares = np.minimum(1.0, per_doc[named] / self.mass[named])
         return {int(d): float(v) for d, v in zip(named, shares, strict=True)}
 
+    def standing_for(self, rows: Iterable[int]) -> dict[int, float]:
+        """Document row → the share of its subject its most specific token names: what a name that stands for the
+        document (an abbreviation its text uses, not its title) says of it."""
+        return {int(r): float(min(1.0, self.top[r] / self.mass[r])) for r in rows if self.mass[r] > 0}
+
+
+def written_names(text: str) -> list[str]:
+    """The words of ``text`` written as names: a capital after the first letter, no digit ("NWT", "CnP", "eBay";
+    not "Revenue", "FY2022" or "Q3"), except on a line written in capitals (two Latin words or more and no lower
+    case: such a line says nothing of names). A line of another script with one Latin word keeps it ("…的GDP…")."""
+    return [word for line in text.splitlines() if not _in_capitals(line) for word in _WRITTEN_NAME_RE.findall(line)]
+
+
+def _in_capitals(line: str) -> bool:
+    return _LOWER_RE.search(line) is None and len(_LATIN_WORD_RE.findall(line)) > 1
+
+
+def abbreviates(name: str, subject: str) -> bool:
+    """Whether ``name`` abbreviates words of ``subject``: its first letter starts a word of a line and its other
+    letters follow in order within that word and the next ABBREVIATED_WORDS − 1 ("NWT" → "NORTHWINDTRADERS
+    2023 10K", "CnP" → "CONTOSO PHARMA 2023 10K", "FAB" → "FABRIKAM 2023Q4"; not "EBIT" → "LITWARE 2023 10K")."""
+    letters = name.casefold()
+    if len(letters) < 2:
+        return False
+    for line in subject.casefold().splitlines():
+        words = _SUBJECT_WORD_RE.findall(line)
+        for i, word in enumerate(words):
+            if word[0] == letters[0] and _in_order(letters[1:], "".join(words[i : i + ABBREVIATED_WORDS])[1:]):
+                return True
+    return False
+
+
+def _in_order(letters: str, text: str) -> bool:
+    rest = iter(text)
+    return all(letter in rest for letter in letters)
+
+
+def few_documents(n_docs: int, max_share: float) -> float:
+    """How many documents a naming token may be held by at most: max(1, max_share · N, √N)."""
+    return max(1.0, max_share * n_docs, math.sqrt(n_docs))
+
 
 def joined_names(tokens: Sequence[str]) -> list[str]:
     """The tokens, then each two neighbouring Latin letter-or-digit tokens written as one: file names and
-    headers squeeze a name's spaces out ("AMERICANEXPRESS_2022_10K"), questions keep them ("American Express")."""
+    headers squeeze a name's spaces out ("NORTHWINDTRADERS_2023_10K"), questions keep them ("Northwind Traders")."""
     pairs = [a + b for a, b in itertools.pairwise(tokens) if _latin_word(a) and _latin_word(b)]
     return [*tokens, *pairs]
 
