@@ -192,6 +192,10 @@ def test_a_line_in_capitals_has_no_tickers() -> None:
         ("Q3", ["q3", "q", "3"]),
         ("3Q22", ["3q22", "3", "q", "22", "q3", "2022"]),
         ("H1", ["h1", "h", "1"]),
+        ("2024Q2", ["2024q2", "2024", "q", "2", "q2"]),  # year first, as file names and headers write it
+        ("2024-Q2", ["2024-q2", "2024", "q", "2", "q2"]),  # a period among an identifier's parts
+        ("acme_2022q4_earnings", ["acme_2022q4_earnings", "acm", "2022", "q", "4", "earn", "q4"]),
+        ("covid-19", ["covid-19", "covid", "19"]),  # parts that are no period add nothing
         ("capital-intensive", ["capital-intensive", "capit", "intens"]),
     ],
 )

@@ -22,10 +22,12 @@ AMOUNT_RE = rf"(?<![a-z0-9])(?:{_CURRENCY_AMOUNT}|{_SCALED_AMOUNT})"
 PERCENT_RE = rf"(?<![a-z0-9.,])(?:{_NUM})\s?(?:%|percent(?![a-z0-9]))"
 GROUPED_RE = r"(?<![a-z0-9.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![0-9])"
 
-# Fiscal periods as one identifier: fy2022, fy22, q3, h1, 3q22, 1h2022, q3fy22.
+# Fiscal periods as one identifier: fy2022, fy22, q3, h1, 3q22, 1h2022, q3fy22; year first: 2024q2, 2024h1.
 _PERIOD_RE = re.compile(
     r"fy(?P<fy>\d{2}|\d{4})|(?:(?P<q>[qh])(?P<n>[1-4])|(?P<n2>[1-4])(?P<q2>[qh]))(?:fy)?(?P<y>\d{2}|\d{4})?"
+    r"|(?P<y0>\d{4})(?:fy)?(?P<q0>[qh])(?P<n0>[1-4])"
 )
+_SEPARATOR_RE = re.compile(r"[-_/]")  # what joins the parts of an identifier (2024-q2, issuer_2022q4_earnings)
 _PART_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _DIGITS_RE = re.compile(r"\d+")
 _NUMBER_RE = re.compile(_NUM)
@@ -95,18 +97,26 @@ def part_forms(ident: str) -> list[str]:
 
 
 def period_forms(ident: str) -> list[str]:
-    """Extra forms of a fiscal period: 3q22 -> q3, 2022; fy22 -> fy2022, 2022; [] for other identifiers."""
+    """Extra forms of a fiscal period: 3q22 -> q3, 2022; 2024q2 -> q2, 2024; fy22 -> fy2022, 2022; the periods
+    of an identifier's parts too (2024-q2 -> q2; acme_2022q4_earnings -> q4, 2022); [] for other identifiers."""
+    extra = _period(ident)
+    if not extra and _SEPARATOR_RE.search(ident):
+        extra = [form for part in _SEPARATOR_RE.split(ident) for form in _period(part)]
+    return extra
+
+
+def _period(ident: str) -> list[str]:
     match = _PERIOD_RE.fullmatch(ident)
     if match is None:
         return []
-    extra: list[str] = []
     if match["fy"]:
         year = full_year(match["fy"])
-        extra += [f"fy{year}", year]
-    else:
-        extra.append(f"{match['q'] or match['q2']}{match['n'] or match['n2']}")
-        if match["y"]:
-            extra.append(full_year(match["y"]))
+        return [f"fy{year}", year]
+    if match["y0"]:
+        return [f"{match['q0']}{match['n0']}", match["y0"]]
+    extra = [f"{match['q'] or match['q2']}{match['n'] or match['n2']}"]
+    if match["y"]:
+        extra.append(full_year(match["y"]))
     return extra
 
 

@@ -29,7 +29,7 @@ from typing import NamedTuple
 from lambdarag.text import english
 from lambdarag.text.terms import TermIndex
 
-TOKENIZER_VERSION = 4  # bump when the token rules or the stopword list change: BM25 indexes record it
+TOKENIZER_VERSION = 5  # bump when the token rules or the stopword list change: BM25 indexes record it
 HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
