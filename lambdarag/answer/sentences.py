@@ -9,6 +9,7 @@ its answer line is shown. Headings and page furniture are never answer sentences
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,11 @@ AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN
 AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万)"
                     r"|"
                     r"[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)")
+# The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
+# answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
+_ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
+_NOT_MEASURES = frozenset("的是呢吗了钱乎")
+_COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:余|多|来)?\s*(?:万|亿)?\s*(?:余|多)?\s*"
 _QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
@@ -217,6 +223,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     evidence = evidence_pieces(pieces)
     wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
     wants_amount = bool(AMOUNT_QUESTION.search(question))
+    amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT
     need = question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
@@ -232,7 +239,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown, question)
             if wants_date and find_dates(unit.shown):
                 score += DATE_BONUS
-            elif (wants_amount or intent == "synthesis") and AMOUNT.search(unit.shown):
+            elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
                 score += VALUE_BONUS  # an overview is made of the figures too
             elif _LABEL_LINE.match(unit.shown):
                 continue  # a caption, signature or heading line names a topic, it does not answer
@@ -242,6 +249,23 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched))
     return out
+
+
+def asked_measure(question: str) -> str:
+    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名), "" when the question names none."""
+    m = _ASKED_MEASURE.search(question)
+    return m.group(1) if m and m.group(1) not in _NOT_MEASURES else ""
+
+
+@functools.lru_cache(maxsize=256)
+def counted_in(measure: str) -> re.Pattern[str]:
+    """What a sentence answering a count in ``measure`` carries: a number in it ("60家", "412万册", "前5名", "学制四年"
+    but not "2014年"); without a measure, any amount (AMOUNT)."""
+    if not measure:
+        return AMOUNT
+    # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
+    count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
+    return re.compile(count + re.escape(measure))
 
 
 def _whole_rows(question: str, intent: str, need: str) -> int:
