@@ -207,3 +207,20 @@ def test_slot_lines_without_a_core_aspect_leave_the_answer_to_the_sentences() ->
     assert "签字后提交审核" in how
     where = extractive_answer("报销单在哪里提交？", p, "process", incidental, ["报销单", "提交"])
     assert where.startswith("办理地点：档案室[1]。")
+
+
+def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -> None:
+    from lambdarag.answer.sentences import asked_measure, counted_in
+
+    assert [asked_measure(q) for q in ("联盟有多少家成员单位？", "录取前多少名？", "有几所学校？", "学费是多少？",
+                                        "要多少钱？")] == ["家", "名", "所", "", ""]
+    assert counted_in("家").search("成员单位已达60家") and counted_in("册").search("藏书412万册")
+    assert counted_in("年").search("学制四年") and not counted_in("年").search("2014年招生")
+    assert not counted_in("家").search("70余人参加会议")
+    chunks = {
+        "union#1": Chunk("union#1", "union", "联盟成立大会", "联盟成立大会",
+                         "联盟成立大会召开，联盟成员单位负责同志等70余人参加会议。联盟成员单位共有60家，覆盖全国各地。"),
+    }
+    p = pack({}, ["union#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("联盟成员单位有多少家？", p, "fact", {}, ["联盟", "成员", "单位"])
+    assert "60家" in first_sentence(answer), answer

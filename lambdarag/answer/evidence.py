@@ -31,6 +31,8 @@ INSERT_AT = 3  # added chunks are placed after this many fused chunks, so the co
 MIN_GAIN = 0.05  # a sibling must beat the retrieved chunks of its document by this much
 MIN_ASPECT = 0.3  # share of the aspect keywords a side's chunk must hold
 VALUE_TIE = 0.01  # between equal matches, the chunk stating an amount or a duration
+NEAR_COPY = 0.8  # share of a chunk's shingles already in the evidence that makes it a near copy (distinct_chunks)
+SHINGLE = 8  # characters per shingle: long enough that two texts share one by quoting, not by vocabulary
 # words that say two things are compared, not what about (the compare intent keywords are cues too)
 COMPARE_CUES = frozenset({"新旧", "新版", "旧版", "两版", "前后", "新", "旧", "异同", "有何", "哪些"})
 
@@ -88,6 +90,39 @@ def _unique(added: Sequence[Added], present: set[str]) -> list[Added]:
             out.append(item)
             present.add(item.chunk_id)
     return out
+
+
+def distinct_chunks(ranked_ids: Sequence[str], chunks: Mapping[str, Chunk], count: int,
+                    share: float = NEAR_COPY) -> tuple[list[str], list[str]]:
+    """The first ``count`` ranked chunks that are not near copies of a chunk before them, and the copies passed over.
+
+    A chunk is a near copy when at least ``share`` of its text's character shingles (SHINGLE characters,
+    whitespace dropped) are in the chunks already taken: an overlapping window of the same page, or the same
+    article published twice. Packed twice, its text would only use the context budget again; the next ranked
+    chunk takes its place. Chunks missing from ``chunks`` are skipped.
+    """
+    taken: list[str] = []
+    copies: list[str] = []
+    seen: set[str] = set()
+    for cid in ranked_ids:
+        if len(taken) >= count:
+            break
+        chunk = chunks.get(cid)
+        if chunk is None or cid in taken:
+            continue
+        grams = shingles(chunk.text)
+        if grams and len(grams & seen) >= share * len(grams):
+            copies.append(cid)
+            continue
+        taken.append(cid)
+        seen |= grams
+    return taken, copies
+
+
+def shingles(text: str, size: int = SHINGLE) -> set[str]:
+    """The text's character n-grams of ``size``, normalised and without whitespace (the whole text when shorter)."""
+    flat = "".join(normalize(text).split())
+    return {flat[i : i + size] for i in range(max(1, len(flat) - size + 1))} if flat else set()
 
 
 def with_added(fused_ids: Sequence[str], added: Sequence[Added]) -> list[str]:

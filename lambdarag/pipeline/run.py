@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from lambdarag.answer.context import Packed, pack_context
-from lambdarag.answer.evidence import Added, expand_evidence, repealed_in, with_added
+from lambdarag.answer.evidence import Added, distinct_chunks, expand_evidence, repealed_in, with_added
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
 from lambdarag.answer.needs import question_need
@@ -65,6 +65,7 @@ class _Request:
     relevance: str = "none"
     added: list[Added] = field(default_factory=list)  # evidence beyond the fused top-k
     evidence_ids: list[str] = field(default_factory=list)
+    copies: list[str] = field(default_factory=list)  # fused chunks left out of the evidence as near copies
     slots: SlotResult = field(default_factory=SlotResult)
     packed: Packed = field(default_factory=lambda: Packed("", [], [], [], []))
     faq: FaqLookup | None = None  # the curated answers' decision (answer() and answer_stream() only)
@@ -176,7 +177,9 @@ def _expand_evidence(req: _Request) -> None:
     if not req.found or req.retrieval is None:
         return
     kb = req.kb
-    fused = [f.chunk_id for f in req.retrieval.fused]
+    # the fused top-k without near copies of a chunk ranked above; the next ranked chunks take their places
+    fused, req.copies = distinct_chunks(req.retrieval.ranking or [f.chunk_id for f in req.retrieval.fused],
+                                        kb.chunks, len(req.retrieval.fused))
     compare = kb.config.intents.classes.get("compare")
     cues = set(compare.keywords) if compare is not None else set()  # words that ask for a comparison
     req.added = expand_evidence(req.condensed.question, req.expansion.keywords, req.intent.intent, fused,
@@ -278,7 +281,7 @@ def _cited_numbers(text: str) -> set[int]:
 def _result(req: _Request, generation: Generation, text: str, citations: list[Citation]) -> Result:
     assert req.condensed is not None and req.intent is not None
     trace = _base_trace(req)
-    trace["evidence"] = {"added": [a.to_dict() for a in req.added]}
+    trace["evidence"] = {"added": [a.to_dict() for a in req.added], "near_copies": list(req.copies)}
     trace["slots"] = req.slots.to_dict()
     trace["context"] = {**req.packed.summary(), "citations": [c.n for c in req.packed.citations]}
     trace["generation"] = {"method": generation.method, "error": generation.error, "chars": len(text),
