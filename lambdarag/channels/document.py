@@ -35,6 +35,9 @@ from lambdarag.channels.subject import (
     SubjectIndex,
     abbreviates,
     few_documents,
+    joined_names,
+    named_sides,
+    side_by_side,
     subject_text,
     subject_tokens,
     written_names,
@@ -54,6 +57,7 @@ K1, B, EPSILON = 1.5, 0.75, 0.25  # the chunk channel's Okapi parameters
 DOC_ID = "doc_id"  # Hit.extra key: the document a hit stands for
 CHUNKS = "chunks"  # Hit.extra key: how many chunks the document has
 SUBJECT = "subject"  # Hit.extra key: how much of the document's subject the query names (0..1; absent: none)
+SIDE = "side"  # Hit.extra key: which side of the ones the query names this document is (subject.named_sides)
 MAX_SHARE = 0.05  # a token names documents when at most this share of the subjects (and at least one) hold it
 
 
@@ -140,12 +144,17 @@ class DocumentChannel:
             inside = set(allowed.tolist())
             named = {row: share for row, share in named.items() if row in inside}
         ranks = {row: rank for rank, (row, _score) in enumerate(ranked, start=1)}
-        # the k most strongly named of the others, each at its body rank (documents scoring higher, plus one)
-        added = sorted(set(named) - set(ranks), key=lambda r: (-named[r], r))[:k]
-        for row in sorted(added, key=lambda r: (-scores[r], r)):
+        sides = named_sides(named, lambda row: self.rows[row][3], self.tokenizer.tokens, joined_names(tokens), query)
+        side_of = {row: i for i, rows in enumerate(sides) for row in rows}
+        # the k most strongly named of the others (the sides in turn), each at its body rank (documents scoring
+        # higher, plus one)
+        others = [[row for row in rows if row not in ranks] for rows in sides]
+        if not sides:
+            others = [sorted(set(named) - set(ranks), key=lambda r: (-named[r], r))]
+        for row in sorted(side_by_side(others, k), key=lambda r: (-scores[r], r)):
             ranks[row] = 1 + int(np.count_nonzero(scores > scores[row]))
             ranked.append((row, float(scores[row])))
-        return [Hit(self.rows[i][1], score, ranks[i], NAME, extra=self._extra(i, named))
+        return [Hit(self.rows[i][1], score, ranks[i], NAME, extra=self._extra(i, named, side_of))
                 for i, score in ranked]
 
     def written_names(self, query: str) -> dict[int, float]:
@@ -168,10 +177,12 @@ class DocumentChannel:
                 rows.update(int(d) for d in docs[counts >= MENTIONS] if abbreviates(name, self.rows[int(d)][3]))
         return self.subjects.standing_for(sorted(rows))
 
-    def _extra(self, row: int, named: dict[int, float]) -> dict[str, Any]:
+    def _extra(self, row: int, named: dict[int, float], side_of: dict[int, int]) -> dict[str, Any]:
         extra: dict[str, Any] = {DOC_ID: self.rows[row][0], CHUNKS: self.rows[row][2]}
         if row in named:
             extra[SUBJECT] = round(named[row], 4)
+        if row in side_of:
+            extra[SIDE] = side_of[row]
         return extra
 
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from lambdarag.channels.okapi import BM25Okapi
 from lambdarag.records import Chunk
-from lambdarag.text.tokenizer import Tokenizer
+from lambdarag.text.tokenizer import Tokenizer, normalize
 
 FOLDER = "subject"
 CONCENTRATION = 2.0  # a small corpus's shared subject word names when at most this many times as many whole
@@ -35,6 +35,10 @@ _LOWER_RE = re.compile(r"[a-z]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 _SUBJECT_WORD_RE = re.compile(r"[^\W_]+")  # a subject's words: letters and digits (file names' _ and - split)
 ABBREVIATED_WORDS = 3  # an abbreviation's letters come from at most this many consecutive words of a subject
+SIDE_SHARE = 0.5  # a named subject is a side of the question when named at least this share as strongly as the best
+MAX_SIDES = 3  # sides a question names at most (named_sides)
+# what stands between two things named side by side: "A与B", "A和B", "A、B", "A versus B", "between A and B"
+_CONJUNCTION_RE = re.compile(r"与|和|及|跟|同|、|对比|相比|还是|\b(?:and|or|versus|vs)\b")
 
 
 def subject_text(chunk: Chunk) -> str:
@@ -160,3 +164,50 @@ def joined_names(tokens: Sequence[str]) -> list[str]:
 
 def _latin_word(token: str) -> bool:
     return token.isascii() and token.isalnum()
+
+
+def named_sides(named: Mapping[int, float], subject_of: Callable[[int], str],
+                tokens_of: Callable[[str], Iterable[str]], asked: Sequence[str], question: str) -> list[list[int]]:
+    """The subjects a question names side by side ("A专业与B专业有何不同", "between FY2023 and Q2 of FY2024"): the
+    named documents grouped by subject text (the windows of one page share theirs), each group's rows most
+    strongly named first, groups in order of their best share; [] when fewer than two.
+
+    A group is a side when its best share is at least SIDE_SHARE of the best group's and the question names it
+    by tokens that no other such group's subject holds (the 2016 edition of a notice is no side of a question
+    about the 2018 one: every word naming it names the 2018 one too), and those tokens stand apart from the other
+    sides' with a conjunction between (与, 和, and, versus…): "A与B" compares, a question that names one
+    subject by two words of two titles does not. At most MAX_SIDES sides.
+    """
+    groups: dict[str, list[int]] = {}
+    for row in sorted(named, key=lambda r: (-named[r], r)):
+        groups.setdefault(subject_of(row), []).append(row)
+    if len(groups) < 2:
+        return []
+    top = named[next(iter(groups.values()))[0]]
+    strong = [s for s, rows in groups.items() if named[rows[0]] >= SIDE_SHARE * top]
+    words = set(asked)
+    held = {s: set(tokens_of(s)) & words for s in strong}
+    text = normalize(question)
+    spans: dict[str, tuple[int, int]] = {}
+    for s in strong:
+        own = held[s] - set().union(*(held[other] for other in strong if other != s))
+        found = [(i, i + len(t)) for t in own if (i := text.find(t)) >= 0]
+        if found:
+            spans[s] = (min(a for a, _ in found), max(b for _, b in found))
+    sides: list[str] = []
+    for s in sorted(spans, key=lambda x: strong.index(x)):
+        if all(_conjoined(text, spans[s], spans[other]) for other in sides):
+            sides.append(s)
+    return [groups[s] for s in sides[:MAX_SIDES]] if len(sides) >= 2 else []
+
+
+def _conjoined(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether two spans of ``text`` are apart with a conjunction between them."""
+    first, second = sorted([a, b])
+    return first[1] <= second[0] and _CONJUNCTION_RE.search(text, first[1], second[0]) is not None
+
+
+def side_by_side(sides: Sequence[Sequence[int]], k: int) -> list[int]:
+    """Up to ``k`` rows taken from the sides in turn (each side's own order), so no side fills the k alone."""
+    turns = itertools.zip_longest(*sides)
+    return [row for turn in turns for row in turn if row is not None][:k]

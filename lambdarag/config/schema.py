@@ -142,6 +142,7 @@ class RetrievalConfig:
     recency_boost: float = field(metadata=rng(0, 10))
     proximity_boost: float = field(metadata=rng(0, 10))
     subject_boost: float = field(metadata=rng(0, 10))
+    side_reach: int = field(metadata=rng(0, 50))  # each side a question names has a chunk within this many places
     superseded_penalty: float = field(metadata=rng(0, 1))
     learned: bool  # the learned ranking stage, when a model is installed
     channels: Mapping[str, ChannelConfig] = field(metadata={"keys": CHANNEL_NAMES, "all_keys": True})

@@ -134,6 +134,35 @@ def subject_boost(fused: Sequence[Fused], doc_of: Callable[[str], str], document
     return order(out)
 
 
+def cover_sides(fused: Sequence[Fused], doc_of: Callable[[str], str], documents: Sequence[Hit],
+                reach: int) -> list[Fused]:
+    """Raise the best chunk of each side the question names into the first ``reach`` places.
+
+    A question that names two subjects side by side ("A与B有何不同", the document channel's ``extra["side"]``:
+    channels/subject.named_sides) is answered from both; when the chunks of one side fill the top, the best
+    chunk of the other is moved up to place ``reach`` (boost "side": its new score over its old, minus one),
+    the ones it passes keeping their order. ``reach`` below the number of sides, or 0, changes nothing.
+    """
+    side_of = {doc_of(h.chunk_id): int(h.extra[document_channel.SIDE])
+               for h in documents if document_channel.SIDE in h.extra}
+    side_of.pop("", None)
+    best: dict[int, int] = {}
+    for i, f in enumerate(fused):
+        side = side_of.get(doc_of(f.chunk_id))
+        if side is not None:
+            best.setdefault(side, i)
+    if len(best) < 2 or reach < len(best):
+        return list(fused)
+    late = [fused[i] for i in sorted(best.values()) if i >= reach]
+    if not late:
+        return list(fused)
+    rest = [f for f in fused if f not in late]
+    head = rest[: reach - len(late)]
+    floor = head[-1].score if head else fused[0].score
+    raised = [_boost(f, "side", floor / f.score - 1.0) if f.score > 0 else f for f in late]
+    return [*head, *(dataclasses.replace(f, score=floor) for f in raised), *rest[len(head):]]
+
+
 def _boost(item: Fused, name: str, factor: float) -> Fused:
     return dataclasses.replace(item, score=item.score * (1.0 + factor), boosts={**item.boosts, name: factor})
 

@@ -25,6 +25,7 @@ from lambdarag.retrieval.fusion import (
     DOCUMENT,
     Fused,
     after_today,
+    cover_sides,
     fuse,
     proximity_boost,
     recency_boost,
@@ -156,7 +157,8 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
          options: PipelineOptions, demoted: Mapping[str, str] | None = None) -> FusionOutcome:
     """Weighted RRF over the channels that answered, the named-subject, proximity, table (data) and recency
     (temporal) boosts, then the current-version preference (chunks of ``demoted`` documents scaled by
-    1 - superseded_penalty)."""
+    1 - superseded_penalty), the learned stage when installed, and last the sides a question names side by side,
+    each within the first retrieval.side_reach places."""
     cfg = kb.config.retrieval
     rankings, notes = fusion_filter(kb, runs, intent)
     weights = intent_weights(kb, intent, list(rankings), options.uniform_weights)
@@ -178,6 +180,7 @@ def rank(kb: KnowledgeBase, runs: Mapping[str, ChannelRun], intent: str, expansi
     if kb.ranker is not None and options.learned and fused:
         fused = learned_order(kb.ranker, fused, candidate_features(fused[: kb.ranker.depth], rankings, kb.chunks,
                                                                    expansion, intent))
+    fused = cover_sides(fused, kb.doc_of, rankings.get(DOCUMENT, ()), cfg.side_reach)
     top_k = final_top_k(kb, options)
     depth = max(RANKING_DEPTH, top_k)
     return FusionOutcome(weights, fused[:top_k], len(fused), [f.chunk_id for f in fused[:depth]], notes,
