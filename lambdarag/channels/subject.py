@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -37,6 +38,7 @@ _SUBJECT_WORD_RE = re.compile(r"[^\W_]+")  # a subject's words: letters and digi
 ABBREVIATED_WORDS = 3  # an abbreviation's letters come from at most this many consecutive words of a subject
 SIDE_SHARE = 0.5  # a named subject is a side of the question when named at least this share as strongly as the best
 MAX_SIDES = 3  # sides a question names at most (named_sides)
+STRONG_GROUPS = 32  # named subjects read for sides at most, the strongest first (bounds the work per query)
 # what stands between two things named side by side: "A与B", "A和B", "A、B", "A versus B", "between A and B"
 _CONJUNCTION_RE = re.compile(r"与|和|及|跟|同|、|对比|相比|还是|\b(?:and|or|versus|vs)\b")
 
@@ -184,13 +186,14 @@ def named_sides(named: Mapping[int, float], subject_of: Callable[[int], str],
     if len(groups) < 2:
         return []
     top = named[next(iter(groups.values()))[0]]
-    strong = [s for s, rows in groups.items() if named[rows[0]] >= SIDE_SHARE * top]
+    strong = [s for s, rows in groups.items() if named[rows[0]] >= SIDE_SHARE * top][:STRONG_GROUPS]
     words = set(asked)
     held = {s: set(tokens_of(s)) & words for s in strong}
+    holders = Counter(token for tokens in held.values() for token in tokens)
     text = normalize(question)
     spans: dict[str, tuple[int, int]] = {}
     for s in strong:
-        own = held[s] - set().union(*(held[other] for other in strong if other != s))
+        own = [t for t in held[s] if holders[t] == 1]
         found = [(i, i + len(t)) for t in own if (i := text.find(t)) >= 0]
         if found:
             spans[s] = (min(a for a, _ in found), max(b for _, b in found))
