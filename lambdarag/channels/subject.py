@@ -180,6 +180,9 @@ def named_sides(named: Mapping[int, float], subject_of: Callable[[int], str],
     sides' with a conjunction between (与, 和, and, versus…): "A与B" compares, a question that names one
     subject by two words of two titles does not. At most MAX_SIDES sides.
     """
+    text = normalize(question)
+    if len(named) < 2 or _CONJUNCTION_RE.search(text) is None:  # most questions: nothing side by side to read
+        return []
     groups: dict[str, list[int]] = {}
     for row in sorted(named, key=lambda r: (-named[r], r)):
         groups.setdefault(subject_of(row), []).append(row)
@@ -190,7 +193,6 @@ def named_sides(named: Mapping[int, float], subject_of: Callable[[int], str],
     words = set(asked)
     held = {s: set(tokens_of(s)) & words for s in strong}
     holders = Counter(token for tokens in held.values() for token in tokens)
-    text = normalize(question)
     spans: dict[str, tuple[int, int]] = {}
     for s in strong:
         own = [t for t in held[s] if holders[t] == 1]
