@@ -76,6 +76,20 @@ def test_yes_no_modals_and_language() -> None:
     assert question_need("Can I claim a lost receipt?") == Need("yesno", "can", True)
 
 
+@pytest.mark.parametrize(("question", "kind", "modal"), [
+    ("能告诉我财务大厅的电话吗？", "contact", ""),  # a request: what it asks for decides
+    ("住宿费标准能告诉我吗？", "amount", ""),
+    ("能否告知是否需要部门负责人签字？", "yesno", "需要"),  # the request asks a yes/no question
+    ("能帮我报销吗？", "yesno", "能"),  # asking for the thing itself, not to be told
+    ("Can you tell me where the offices are?", "place", ""),
+    ("Could you explain why margins fell?", "reason", ""),
+    ("Is the list of documents complete?", "yesno", "is"),  # "list" as a noun requests nothing
+])
+def test_a_request_to_be_told_is_not_a_yes_no_question(question: str, kind: str, modal: str) -> None:
+    need = question_need(question)
+    assert (need.kind, need.modal) == (kind, modal)
+
+
 def test_budget_keeps_the_first_line_cut_and_later_lines_only_whole() -> None:
     long = "甲" * 50 + "，" + "乙" * 50 + "，" + "丙" * 50 + "[1]。"
     assert plain_length("文字[1][2]。") == 3
@@ -224,3 +238,16 @@ def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -
     p = pack({}, ["union#1"], [], chunks, max_chars=3500)
     answer = extractive_answer("联盟成员单位有多少家？", p, "fact", {}, ["联盟", "成员", "单位"])
     assert "60家" in first_sentence(answer), answer
+
+
+def test_a_named_row_empty_under_the_asked_column_gives_no_empty_table_line() -> None:
+    from lambdarag.answer.extractive import table_lines
+
+    table = ("2022年录取分数线\n| 专业名称 | 文史类 最高 | 文史类 最低 | 理工类 最高 | 理工类 最低 |\n"
+             "| 经济学 | 651 | 650 | 677 | 675 |\n| 法学 | 655 | 652 |  |  |\n| 国际政治 | 648 | 646 |  |  |")
+    chunks = {"t#1": Chunk("t#1", "t", "2022年录取分数线", "2022年录取分数线", table, is_table=True)}
+    p = pack({}, ["t#1"], [], chunks, max_chars=3500)
+    question = "2022年的理工专业中，法学专业的高考最低录取分数线能告诉我吗？"
+    assert table_lines(question, p, "data") == []  # before: "2022年录取分数线中，[1]。"
+    answer = extractive_answer(question, p, "data", {}, ["理工", "专业", "法学", "最低", "录取", "分数线"])
+    assert "中，[" not in answer and "652" in answer, answer

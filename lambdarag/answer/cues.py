@@ -64,6 +64,11 @@ YES_NO = (
     r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|可否|能否)",
     r"(可以|能够|能|需要|要|应当|应该|必须|允许|有|是|会|算)[^，,。？?]{0,40}吗[？?]?\s*$",
 )
+# A modal asking the system to tell, show or look something up ("能告诉我…吗", "Can you tell me…") makes a request,
+# not a yes/no question: what it asks for is the rest of the question (answer/needs.py). "能帮我报销吗" stays one.
+REQUEST = ("告诉", "告知", "说一下", "说说", "讲一下", "讲讲", "介绍一下", "介绍下", "列出", "列一下", "查一下")
+REQUEST_EN = (r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|explain|describe|walk|help)"
+              r"\b(?:\s+(?:me|us)\b)?(?:\s+through\b)?",)
 YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "has", "have", "had", "should",
              "will", "would", "may", "must")
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",

@@ -145,7 +145,7 @@ def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
         # the same row in another table (another version or year) is the other side of the comparison
         chosen += [f for f in found[1:] if f.match.named == found[0].match.named][: COMPARE_TABLES - 1]
     marks = [f"[{p.n}]" for p in pieces]
-    return [f"{f.line(marks)}[{pieces[f.index].n}]。" for f in chosen]
+    return [f"{line}[{pieces[f.index].n}]。" for f in chosen if (line := f.line(marks))]
 
 
 def _where(breadcrumb: str) -> str:

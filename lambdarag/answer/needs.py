@@ -48,6 +48,8 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
 }
 _YES_NO = cue_pattern(*cues.YES_NO)
 _YES_NO_EN = re.compile(r"^\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORECASE)
+_REQUEST = cue_pattern(*cues.REQUEST)
+_REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
 _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" chooses, it does not ask yes/no
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
@@ -88,8 +90,15 @@ def question_need(question: str) -> Need:
 
 
 def yes_no_modal(question: str, english: bool = False) -> str:
-    """The modal a yes/no question asks about ("可以", "需要", "is"…), "" for an open question."""
+    """The modal a yes/no question asks about ("可以", "需要", "is"…), "" for an open question.
+
+    A request ("能告诉我报账大厅的电话吗", "Can you tell me where…") asks for what follows its verb: that part
+    decides ("能否告知是否需要发票" is still a yes/no question about 需要)."""
     first = question.split("?", 1)[0].split("？", 1)[0]  # "Is X…? If not, explain why." asks the first part
+    request = (_REQUEST_EN if english else _REQUEST).search(first)
+    if request is not None:
+        rest = first[request.end():]
+        return yes_no_modal(rest, english) if rest.strip() and rest != question else ""
     if english:
         m = _YES_NO_EN.match(first)
         return m.group(0).strip().lower() if m and not _CHOICE_EN.search(first) else ""

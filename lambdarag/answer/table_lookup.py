@@ -217,7 +217,8 @@ def _cell_columns(table: ParsedTable, rows: Sequence[tuple[float, int, tuple[str
 
 
 def render(table: ParsedTable, match: TableMatch, where: str, marks: Sequence[str] = ()) -> str:
-    """One answer line without its own citation: "<where>中，<row>的<column>为<value>，…".
+    """One answer line without its own citation: "<where>中，<row>的<column>为<value>，…"; "" when the row holds
+    nothing under the asked columns.
 
     A definition that linked the question to a column follows in brackets, with ``marks[text index]`` as its
     citation when given.
@@ -233,6 +234,8 @@ def render(table: ParsedTable, match: TableMatch, where: str, marks: Sequence[st
     if match.defined:
         said = [f"{d}{marks[t] if t < len(marks) else ''}" for d, t in match.defined]
         body += f"（{'；'.join(said)}）"
+    if not body:  # the named row holds nothing under the asked columns: no line, rather than "<where>中，"
+        return ""
     return f"{where}中，{body}" if where else body
 
 
