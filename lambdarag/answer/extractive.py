@@ -145,6 +145,8 @@ def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
         # the same row in another table (another version or year) is the other side of the comparison
         chosen += [f for f in found[1:] if f.match.named == found[0].match.named][: COMPARE_TABLES - 1]
     marks = [f"[{p.n}]" for p in pieces]
+    # the best table's named row may be empty under the asked columns: then no line, not another table's (a
+    # question about one province must not be answered from the next province's table)
     return [f"{line}[{pieces[f.index].n}]。" for f in chosen if (line := f.line(marks))]
 
 
