@@ -8,7 +8,7 @@ import pytest
 
 from lambdarag.build.steps import build_domain
 from lambdarag.channels import document
-from lambdarag.channels.subject import named_sides, side_by_side
+from lambdarag.channels.subject import SubjectIndex, named_sides, side_by_side
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import search
@@ -74,17 +74,25 @@ def test_one_subject_or_two_names_without_a_conjunction_make_no_sides(kb: Knowle
     assert sorted(sides) == ["r0", "r1"] and set(sides.values()) == {0, 1}  # ordered by the share named
 
 
+def subject_tokens_of(text: str) -> list[str]:
+    return list(dict.fromkeys(Tokenizer().tokens(text)))
+
+
 def test_named_sides_groups_subjects_and_needs_own_words_apart() -> None:
     subjects = {0: "政治学与行政学", 1: "政治学与行政学", 2: "外交学", 3: "2018年招生简章", 4: "2016年招生简章",
                 5: "广播电视学"}
     tokens = Tokenizer().tokens
+    index = SubjectIndex.fit(subject_tokens_of(subjects[row]) for row in sorted(subjects))
+    holding = index.holding
     named = {0: 0.66, 1: 0.66, 2: 0.42, 5: 0.2}
     q = "政治学与行政学专业与外交学专业有哪些区别？"
     asked = tokens(q)
-    assert named_sides(named, subjects.__getitem__, tokens, asked, q) == [[0, 1], [2]]  # 广播电视学: too weak
-    assert named_sides({0: 0.66, 2: 0.42}, subjects.__getitem__, tokens, asked, "政治学行政学外交学") == []
+    assert named_sides(named, subjects.__getitem__, holding, asked, q) == [[0, 1], [2]]  # 广播电视学: too weak
+    assert named_sides({0: 0.66, 2: 0.42}, subjects.__getitem__, holding, asked, "政治学行政学外交学") == []
     editions = "2018年招生简章有哪些变化？"  # every word naming the 2016 edition names the 2018 one too
-    assert named_sides({3: 0.9, 4: 0.6}, subjects.__getitem__, tokens, tokens(editions), editions) == []
+    assert named_sides({3: 0.9, 4: 0.6}, subjects.__getitem__, holding, tokens(editions), editions) == []
+    assert holding("外交学") == {2} and holding("未见") == set()
+
     assert side_by_side([[0, 1, 7], [2]], 3) == [0, 2, 1]
 
 

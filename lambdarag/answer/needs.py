@@ -98,7 +98,7 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     request = (_REQUEST_EN if english else _REQUEST).search(first)
     if request is not None:
         rest = first[request.end():]
-        return yes_no_modal(rest, english) if rest.strip() and rest != question else ""
+        return yes_no_modal(rest, english) if rest.strip() else ""
     if english:
         m = _YES_NO_EN.match(first)
         return m.group(0).strip().lower() if m and not _CHOICE_EN.search(first) else ""

@@ -144,12 +144,13 @@ class DocumentChannel:
             inside = set(allowed.tolist())
             named = {row: share for row, share in named.items() if row in inside}
         ranks = {row: rank for rank, (row, _score) in enumerate(ranked, start=1)}
-        sides = named_sides(named, lambda row: self.rows[row][3], self.tokenizer.tokens, joined_names(tokens), query)
+        sides = named_sides(named, lambda row: self.rows[row][3], self.subjects.holding, joined_names(tokens), query)
         side_of = {row: i for i, rows in enumerate(sides) for row in rows}
         # the k most strongly named of the others (the sides in turn), each at its body rank (documents scoring
         # higher, plus one)
-        others = [[row for row in rows if row not in ranks] for rows in sides]
-        if not sides:
+        if sides:
+            others = [[row for row in rows if row not in ranks] for rows in sides]
+        else:
             others = [sorted(set(named) - set(ranks), key=lambda r: (-named[r], r))]
         for row in sorted(side_by_side(others, k), key=lambda r: (-scores[r], r)):
             ranks[row] = 1 + int(np.count_nonzero(scores > scores[row]))

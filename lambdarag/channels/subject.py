@@ -17,7 +17,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -115,6 +115,13 @@ class SubjectIndex:
         shares = np.minimum(1.0, per_doc[named] / self.mass[named])
         return {int(d): float(v) for d, v in zip(named, shares, strict=True)}
 
+    def holding(self, token: str) -> set[int]:
+        """The document rows whose subject holds ``token`` (its postings; empty when no subject does)."""
+        row = self.model.vocab.get(token)
+        if row is None:
+            return set()
+        return {int(d) for d in self.model.indices[int(self.model.indptr[row]) : int(self.model.indptr[row + 1])]}
+
     def standing_for(self, rows: Iterable[int]) -> dict[int, float]:
         """Document row → the share of its subject its most specific token names: what a name that stands for the
         document (an abbreviation its text uses, not its title) says of it."""
@@ -169,7 +176,7 @@ def _latin_word(token: str) -> bool:
 
 
 def named_sides(named: Mapping[int, float], subject_of: Callable[[int], str],
-                tokens_of: Callable[[str], Iterable[str]], asked: Sequence[str], question: str) -> list[list[int]]:
+                holding: Callable[[str], Collection[int]], asked: Sequence[str], question: str) -> list[list[int]]:
     """The subjects a question names side by side ("A专业与B专业有何不同", "between FY2023 and Q2 of FY2024"): the
     named documents grouped by subject text (the windows of one page share theirs), each group's rows most
     strongly named first, groups in order of their best share; [] when fewer than two.
@@ -190,8 +197,12 @@ def named_sides(named: Mapping[int, float], subject_of: Callable[[int], str],
         return []
     top = named[next(iter(groups.values()))[0]]
     strong = [s for s, rows in groups.items() if named[rows[0]] >= SIDE_SHARE * top][:STRONG_GROUPS]
-    words = set(asked)
-    held = {s: set(tokens_of(s)) & words for s in strong}
+    group_of = {row: s for s in strong for row in groups[s]}
+    # the question's tokens each strong subject holds, read from the subject index's postings (``holding``)
+    held: dict[str, set[str]] = {s: set() for s in strong}
+    for token in set(asked):
+        for s in {group_of[row] for row in holding(token) if row in group_of}:
+            held[s].add(token)
     holders = Counter(token for tokens in held.values() for token in tokens)
     spans: dict[str, tuple[int, int]] = {}
     for s in strong:

@@ -159,8 +159,9 @@ def cover_sides(fused: Sequence[Fused], doc_of: Callable[[str], str], documents:
     rest = [f for f in fused if f not in late]
     head = rest[: reach - len(late)]
     floor = head[-1].score if head else fused[0].score
-    raised = [_boost(f, "side", floor / f.score - 1.0) if f.score > 0 else f for f in late]
-    return [*head, *(dataclasses.replace(f, score=floor) for f in raised), *rest[len(head):]]
+    raised = [dataclasses.replace(f, score=floor, boosts={**f.boosts, "side": floor / f.score - 1.0} if f.score > 0
+                                  else f.boosts) for f in late]
+    return [*head, *raised, *rest[len(head):]]
 
 
 def _boost(item: Fused, name: str, factor: float) -> Fused:
