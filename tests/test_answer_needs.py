@@ -211,6 +211,14 @@ def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     wrapped = "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半\n部分在下一行。\n\n新段落"
     assert unwrapped_lines(wrapped) == [
         "这是一段在页面宽度处被提取程序硬换行的很长的中文句子，它的后半部分在下一行。", "新段落"]
+    # broken around a link or emphasis: a comma opens the sentence, which runs on until it closes
+    broken = "近日，\n化学系某研究团队\n在可降解材料领域取得重要进展，\n成果已发表。\n三、日程安排\n1、报名：即日起"
+    assert unwrapped_lines(broken) == ["近日，化学系某研究团队在可降解材料领域取得重要进展，成果已发表。",
+                                       "三、日程安排", "1、报名：即日起"]
+    # punctuation on a line of its own belongs to the line before; English keeps its space after a comma
+    assert unwrapped_lines("因此\n,\n毕业后选择广泛\n:\n- 工程师") == ["因此,毕业后选择广泛:", "- 工程师"]
+    assert unwrapped_lines("on a consolidated basis,\nunless stated otherwise.") == [
+        "on a consolidated basis, unless stated otherwise."]
 
 
 def test_slot_lines_without_a_core_aspect_leave_the_answer_to_the_sentences() -> None:

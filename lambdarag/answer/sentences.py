@@ -59,6 +59,9 @@ ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
 _CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
+_OPEN_END = ("，", "、", ",", "（", "(", "“", "《")  # a line ending in one stops mid-sentence
+_NO_SPACE_AFTER = ("-", "(", "“", "《", "（")  # a wrapped line ending in one is glued to the next without a space
+_PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
                    r"|第[一二三四五六七八九十\d]+[条章节])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -295,28 +298,37 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
 
 
 def unwrapped_lines(body: str) -> list[str]:
-    """The body's lines with hard wraps undone: a line that stops mid-sentence (no closing punctuation, long
-    enough to be wrapped text rather than a heading) continues on the next, unless that one starts a list item.
+    """The body's lines with broken sentences joined again. A line continues on the next when it stops
+    mid-sentence: cut at the text's width (long, no closing punctuation), ending in a mark no sentence ends with
+    (，、 or an opening bracket), or inside a sentence such a mark opened and no closing punctuation has closed;
+    a line of punctuation alone belongs to the line before it. A list item, an answer line or the line after a
+    question never continues anything.
 
-    PDF and some HTML extraction break sentences at the page's line width; a sentence cut there is a fragment.
+    PDF and some HTML extraction break sentences at the page's line width, or around links and emphasis ("近日，\n
+    某团队\n在…领域取得进展"); a sentence cut there is a fragment that no longer holds its own subject.
     """
     lines = body.splitlines()
     width = _line_width(lines)
     out: list[str] = []
-    last = ""  # the previous physical line (out[-1] may hold several)
+    last, inside = "", False  # the previous physical line (out[-1] may hold several); an opened sentence
     for raw in lines:
         line = raw.strip()
         if not line:
             if out and out[-1]:
                 out.append("")  # a blank line ends the paragraph
-            last = ""
+            last, inside = "", False
             continue
-        if last and len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(_CLOSED) \
-                and not _ITEM.match(line) and not _QUESTION_LINE.search(last) and not _ANSWER_LINE.match(line):
-            glue = " " if last[-1].isascii() and line[0].isascii() and not last.endswith("-") else ""
-            out[-1] = out[-1] + glue + line
+        wrapped = len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(_CLOSED)
+        opened = last.endswith(_OPEN_END) or (inside and not last.endswith(_CLOSED))
+        if last and _PUNCTUATION_ONLY.match(line):
+            out[-1], inside = out[-1] + line, not line.endswith(_CLOSED)
+        elif last and (wrapped or opened) and not _ITEM.match(line) and not _QUESTION_LINE.search(last) \
+                and not _ANSWER_LINE.match(line):
+            glue = " " if last[-1].isascii() and line[0].isascii() and not last.endswith(_NO_SPACE_AFTER) else ""
+            out[-1], inside = out[-1] + glue + line, opened
         else:
             out.append(line)
+            inside = False
         last = line
     return [line for line in out if line]
 
