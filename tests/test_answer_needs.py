@@ -201,7 +201,7 @@ def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:
 
 
 def test_hard_wrapped_lines_are_one_sentence_again() -> None:
-    from lambdarag.answer.sentences import unwrapped_lines
+    from lambdarag.answer.lines import unwrapped_lines
 
     body = ("Net revenue for the year increased primarily due to the opening\nof 47 new stores and higher sales.\n"
             "Results\n- first item\n- second item")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, unwrapped_lines
 from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import find_dates
@@ -52,18 +53,8 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
 _NOT_MEASURES = frozenset("的是呢吗了钱乎")
 _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:余|多|来)?\s*(?:万|亿)?\s*(?:余|多)?\s*"
-_QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
-_ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
-WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
-WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
-_CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
-_OPEN_END = ("，", "、", ",", "（", "(", "“", "《")  # a line ending in one stops mid-sentence
-_NO_SPACE_AFTER = ("-", "(", "“", "《", "（")  # a wrapped line ending in one is glued to the next without a space
-_PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
-_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
-                   r"|第[一二三四五六七八九十\d]+[条章节])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
@@ -297,56 +288,14 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
 
 
 
-def unwrapped_lines(body: str) -> list[str]:
-    """The body's lines with broken sentences joined again. A line continues on the next when it stops
-    mid-sentence: cut at the text's width (long, no closing punctuation), ending in a mark no sentence ends with
-    (，、 or an opening bracket), or inside a sentence such a mark opened and no closing punctuation has closed;
-    a line of punctuation alone belongs to the line before it. A list item, an answer line or the line after a
-    question never continues anything.
-
-    PDF and some HTML extraction break sentences at the page's line width, or around links and emphasis ("近日，\n
-    某团队\n在…领域取得进展"); a sentence cut there is a fragment that no longer holds its own subject.
-    """
-    lines = body.splitlines()
-    width = _line_width(lines)
-    out: list[str] = []
-    last, inside = "", False  # the previous physical line (out[-1] may hold several); an opened sentence
-    for raw in lines:
-        line = raw.strip()
-        if not line:
-            if out and out[-1]:
-                out.append("")  # a blank line ends the paragraph
-            last, inside = "", False
-            continue
-        wrapped = len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(_CLOSED)
-        opened = last.endswith(_OPEN_END) or (inside and not last.endswith(_CLOSED))
-        if last and _PUNCTUATION_ONLY.match(line):
-            out[-1], inside = out[-1] + line, not line.endswith(_CLOSED)
-        elif last and (wrapped or opened) and not _ITEM.match(line) and not _QUESTION_LINE.search(last) \
-                and not _ANSWER_LINE.match(line):
-            glue = " " if last[-1].isascii() and line[0].isascii() and not last.endswith(_NO_SPACE_AFTER) else ""
-            out[-1], inside = out[-1] + glue + line, opened
-        else:
-            out.append(line)
-            inside = False
-        last = line
-    return [line for line in out if line]
-
-
-def _line_width(lines: Sequence[str]) -> int:
-    """The width a hard-wrapped text breaks at: its longest lines' length (slides and lists have no such width)."""
-    sizes = sorted(len(line.strip()) for line in lines if line.strip())
-    return sizes[int(len(sizes) * 0.9)] if len(sizes) >= 2 else 10**6
-
-
 def _units(body: str) -> Iterator[Unit]:
     question = ""
     for line in unwrapped_lines(body):
-        if _ANSWER_LINE.match(line) and question:
-            answer = _ANSWER_LINE.sub("", line)
+        if ANSWER_LINE.match(line) and question:
+            answer = ANSWER_LINE.sub("", line)
             yield Unit(answer, f"{question} {answer}")
             question = ""
-        elif _QUESTION_LINE.search(line):
+        elif QUESTION_LINE.search(line):
             question = line  # a question never answers; the answer line after it does
         else:
             question = ""
@@ -359,7 +308,7 @@ def cut_by_window(sentence: str, body: str) -> bool:
     text, whole = sentence.strip(), body.strip()
     if not text or not whole:
         return False
-    if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(_CLOSED) and len(text) >= WRAPPED_MIN_CHARS:
+    if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS:
         return True
     return text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
 

@@ -1,0 +1,64 @@
+"""The lines of an extracted text as its author wrote them: sentences broken by the extractor joined again.
+
+PDF and some HTML extraction break sentences at the page's line width, or around links and emphasis; a
+sentence cut there is a fragment that no longer holds its own subject. The answer's sentences are cut from
+these lines (answer/sentences.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
+ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
+WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
+WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
+CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
+_OPEN_END = ("，", "、", ",", "（", "(", "“", "《")  # a line ending in one stops mid-sentence
+_NO_SPACE_AFTER = ("-", "(", "“", "《", "（")  # a wrapped line ending in one is glued to the next without a space
+_PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
+_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
+                   r"|第[一二三四五六七八九十\d]+[条章节])")
+
+
+def unwrapped_lines(body: str) -> list[str]:
+    """The body's lines with broken sentences joined again. A line continues on the next when it stops
+    mid-sentence: cut at the text's width (long, no closing punctuation), ending in a mark no sentence ends with
+    (，、 or an opening bracket), or inside a sentence such a mark opened and no closing punctuation has closed;
+    a line of punctuation alone belongs to the line before it. A list item, an answer line or the line after a
+    question never continues anything.
+
+    PDF and some HTML extraction break sentences at the page's line width, or around links and emphasis ("近日，\n
+    某团队\n在…领域取得进展"); a sentence cut there is a fragment that no longer holds its own subject.
+    """
+    lines = body.splitlines()
+    width = _line_width(lines)
+    out: list[str] = []
+    last, inside = "", False  # the previous physical line (out[-1] may hold several); an opened sentence
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            if out and out[-1]:
+                out.append("")  # a blank line ends the paragraph
+            last, inside = "", False
+            continue
+        wrapped = len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(CLOSED)
+        opened = last.endswith(_OPEN_END) or (inside and not last.endswith(CLOSED))
+        if last and _PUNCTUATION_ONLY.match(line):
+            out[-1], inside = out[-1] + line, not line.endswith(CLOSED)
+        elif last and (wrapped or opened) and not _ITEM.match(line) and not QUESTION_LINE.search(last) \
+                and not ANSWER_LINE.match(line):
+            glue = " " if last[-1].isascii() and line[0].isascii() and not last.endswith(_NO_SPACE_AFTER) else ""
+            out[-1], inside = out[-1] + glue + line, opened
+        else:
+            out.append(line)
+            inside = False
+        last = line
+    return [line for line in out if line]
+
+
+def _line_width(lines: Sequence[str]) -> int:
+    """The width a hard-wrapped text breaks at: its longest lines' length (slides and lists have no such width)."""
+    sizes = sorted(len(line.strip()) for line in lines if line.strip())
+    return sizes[int(len(sizes) * 0.9)] if len(sizes) >= 2 else 10**6
