@@ -259,3 +259,28 @@ def test_a_named_row_empty_under_the_asked_column_gives_no_empty_table_line() ->
     assert table_lines(question, p, "data") == []  # before: "2022年录取分数线中，[1]。"
     answer = extractive_answer(question, p, "data", {}, ["理工", "专业", "法学", "最低", "录取", "分数线"])
     assert "中，[" not in answer and "652" in answer, answer
+
+
+def test_asked_as_of_a_date_the_figure_of_the_latest_year_up_to_it_answers_first() -> None:
+    import dataclasses
+    from datetime import date
+
+    from lambdarag.answer.as_of import read_as_of, sentence_years
+    from lambdarag.answer.sentences import scored_sentences
+
+    exam = Chunk("exam#1", "exam", "考试成绩", "考试成绩",
+                 "在2021年专业四级考试中，本院学生通过率达93%。在2018年专业四级考试中，本院学生通过率达100%。"
+                 "在2019年专业四级考试中，本院学生通过率达96%。")
+    p = pack({}, ["exam#1"], [], {"exam#1": exam}, max_chars=3500)
+    question, keywords = "本院学生专业四级考试的通过率是多少？", ["本院", "专业", "四级", "考试", "通过率"]
+    assert sentence_years("在2019年专业四级考试中，2020年公布") == [2019, 2020]
+    # asked without a date, the scores are left as they are
+    plain = scored_sentences(question, p.pieces, keywords, "fact")
+    assert read_as_of(plain, None) == plain
+    # as of the end of 2019: 2019 answers first, 2021 was not yet, 2018 is a year behind
+    as_of = dataclasses.replace(p, as_of=date(2019, 12, 31))
+    answer = extractive_answer(question, as_of, "fact", {}, keywords)
+    assert answer.startswith("在2019年"), answer
+    scores = {s.sentence[:6]: s.score for s in scored_sentences(question, as_of.pieces, keywords, "fact",
+                                                                 as_of.as_of)}
+    assert scores["在2019年"] > scores["在2018年"] > scores["在2021年"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.slots import slot_sources
@@ -64,6 +65,7 @@ class Packed:
     omitted: list[str]
     citations: list[Citation]
     repealed: dict[str, Repealed] = field(default_factory=dict)  # doc id -> what says it was repealed
+    as_of: date | None = None  # the date the question is asked as of (PipelineOptions.today), when given
 
     def summary(self) -> dict[str, Any]:
         return {"chars": len(self.text), "pieces": [p.summary() for p in self.pieces],

@@ -53,7 +53,7 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 def _yes_no(question: str, packed: Packed, keywords: Sequence[str], intent: str, need: Need,
             lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
-    scored = scored_sentences(question, packed.pieces, keywords, intent)
+    scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)
     best = max(scored, key=lambda s: s.score, default=None)
     if best is None or best.score < YES_NO_SUPPORT:
         return [lead_line(need, "", False), *lines]
@@ -90,14 +90,14 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
     if table:
         extra = best_sentences(question, packed.pieces, keywords, intent,
-                               limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE)
+                               limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE, as_of=packed.as_of)
         return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     numbers = {c.chunk_id: c.n for c in packed.citations}
     writer = SLOT_WRITERS.get(intent)
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
-        return [s.cited() for s in best_sentences(question, packed.pieces, keywords, intent)]
+        return [s.cited() for s in best_sentences(question, packed.pieces, keywords, intent, as_of=packed.as_of)]
     lead = _better_elsewhere(question, packed, keywords, intent, slots) if intent in LEAD_INTENTS else []
     return [*lead, *lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join([*lead, *lines]))]
 
@@ -123,7 +123,7 @@ def _better_elsewhere(question: str, packed: Packed, keywords: Sequence[str], in
     question better ("发票丢了怎么办") is the specific answer and leads.
     """
     slot_docs = {doc_of(cid) for cid in slot_sources(slots).values()}
-    scored = scored_sentences(question, packed.pieces, keywords, intent)
+    scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)
     if not scored or not slot_docs:
         return []
     best = max(scored, key=lambda s: s.score)
@@ -158,7 +158,7 @@ def _where(breadcrumb: str) -> str:
 
 def _top_chunk_sentence(question: str, packed: Packed, keywords: Sequence[str], intent: str, text: str) -> list[str]:
     """The top evidence chunk's best sentence when the slot lines do not cite that chunk (it may hold the answer)."""
-    scored = [s for s in scored_sentences(question, packed.pieces, keywords, intent) if s.rank == 0]
+    scored = [s for s in scored_sentences(question, packed.pieces, keywords, intent, packed.as_of) if s.rank == 0]
     if not scored or f"[{scored[0].n}]" in text:
         return []
     best: Scored = max(scored, key=lambda s: s.score)

@@ -13,8 +13,10 @@ import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
 from lambdarag.answer import cues
+from lambdarag.answer.as_of import read_as_of
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, unwrapped_lines
@@ -110,13 +112,13 @@ def split_piece(piece: Piece) -> tuple[str, str]:
 
 
 def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str] = (),
-                   intent: str = "fact", limit: int | None = None) -> list[Scored]:
+                   intent: str = "fact", limit: int | None = None, as_of: date | None = None) -> list[Scored]:
     """The evidence sentences that answer best, in answer order.
 
     The top fused chunk's best sentence comes first when it matches reasonably: fusion is the consensus
     of every channel, one sentence's keyword count is not. Broad intents take more sentences from more chunks.
     """
-    scored = scored_sentences(question, pieces, keywords, intent)
+    scored = scored_sentences(question, pieces, keywords, intent, as_of)
     if not scored:
         return []
     best = max(s.score for s in scored)
@@ -211,8 +213,9 @@ def _sides(scored: Sequence[Scored]) -> list[Scored]:
     return list(best.values())[:2]
 
 
-def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str], intent: str) -> list[Scored]:
-    """Every candidate sentence of the top evidence pieces with its score."""
+def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str], intent: str,
+                     as_of: date | None = None) -> list[Scored]:
+    """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
     wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
@@ -242,7 +245,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched))
-    return out
+    return read_as_of(out, as_of)
 
 
 def asked_measure(question: str) -> str:

@@ -140,7 +140,8 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
         if req.found and req.retrieval is not None:
             req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars,
                                       req.evidence_ids)
-            req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, kb.versions))
+            req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, kb.versions),
+                                             as_of=req.options.today)
     return req
 
 
