@@ -65,6 +65,10 @@ def test_table_parser_reads_pipe_rows_with_caption() -> None:
     assert table.caption == "2024级本科学费标准"
     assert table.header == ("专业类别", "学费（元/年）", "住宿费（元/年）")
     assert table.rows[1] == ("理工类", "5200", "1200")
+    # one column, each cell fenced by the separator on both sides, is a table too; a line with one bar is not
+    single = parse_table("推荐中学名单\n| 中学名称 |\n| 第一中学 |")
+    assert single is not None and single.header == ("中学名称",) and single.rows == (("第一中学",),)
+    assert parse_table("甲 | \n乙") is None and parse_table("| |\n| |") is None
 
 
 def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -> None:

@@ -92,6 +92,7 @@ class Unit:
 
     shown: str
     matched: str
+    table: bool = False  # a table's content (a row, or the whole table): data, never a caption or heading
 
 
 def doc_of(chunk_id: str | None) -> str:
@@ -238,7 +239,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
                 score += VALUE_BONUS  # an overview is made of the figures too
-            elif _LABEL_LINE.match(unit.shown):
+            elif not unit.table and _LABEL_LINE.match(unit.shown):
                 continue  # a caption, signature or heading line names a topic, it does not answer
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
@@ -282,8 +283,8 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
     if table is not None:
         if len(table.rows) <= whole_rows:
             whole = "；".join("，".join(c for c in row if c) for row in table.rows)
-            return [Unit(whole, f"{head} {' '.join(table.header)} {whole}")]
-        return [Unit(row, f"{head} {row}") for row in table_rows(table, wanted)]
+            return [Unit(whole, f"{head} {' '.join(table.header)} {whole}", table=True)]
+        return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, wanted)]
     heading = normalize(head).replace(" ", "")
     return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body)
             if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]

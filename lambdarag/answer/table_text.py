@@ -35,10 +35,14 @@ class ParsedTable:
 
 
 def _cells(line: str) -> list[str] | None:
+    """A row's cells: two or more, or one fenced by the separator on both sides ("| 柳州高级中学 |": a table of
+    one column)."""
     for sep in _SPLITTERS:
         if line.count(sep) >= 1:
-            cells = [c.strip() for c in line.strip().strip(sep).split(sep)]
-            return cells if len(cells) >= 2 else None
+            text = line.strip()
+            cells = [c.strip() for c in text.strip(sep).split(sep)]
+            fenced = sep != "\t" and len(text) > 2 and text.startswith(sep) and text.endswith(sep)
+            return cells if len(cells) >= 2 or (fenced and cells[0]) else None
     return None
 
 
