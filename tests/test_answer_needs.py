@@ -236,6 +236,9 @@ def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -
 
     assert [asked_measure(q) for q in ("联盟有多少家成员单位？", "录取前多少名？", "有几所学校？", "学费是多少？",
                                         "要多少钱？")] == ["家", "名", "所", "", ""]
+    # the measure before the 数 a question asks for: 人数 is counted in 人; 总数 or 指数 name no measure
+    assert [asked_measure(q) for q in ("招生人数是多少？", "参赛队数有几？", "学生总数是多少？", "指数为多少？")] == \
+        ["人", "队", "", ""]
     assert counted_in("家").search("成员单位已达60家") and counted_in("册").search("藏书412万册")
     assert counted_in("年").search("学制四年") and not counted_in("年").search("2014年招生")
     assert not counted_in("家").search("70余人参加会议")

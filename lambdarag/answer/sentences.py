@@ -53,7 +53,8 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
-_NOT_MEASURES = frozenset("的是呢吗了钱乎")
+_COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
+_NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
 _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:余|多|来)?\s*(?:万|亿)?\s*(?:余|多)?\s*"
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
@@ -250,8 +251,9 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
 
 
 def asked_measure(question: str) -> str:
-    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名), "" when the question names none."""
-    m = _ASKED_MEASURE.search(question)
+    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名) or before the 数 it asks
+    ("人数是多少" -> 人), "" when the question names none."""
+    m = _ASKED_MEASURE.search(question) or _COUNT_OF.search(question)
     return m.group(1) if m and m.group(1) not in _NOT_MEASURES else ""
 
 
