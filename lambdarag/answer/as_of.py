@@ -10,15 +10,10 @@ without a date (the usual case) is left as scored.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import date
-from typing import TYPE_CHECKING
 
 from lambdarag.text.dates import find_dates
-
-if TYPE_CHECKING:
-    from lambdarag.answer.sentences import Scored
 
 AS_OF_BONUS = 0.15  # for a sentence of the latest year up to the date, less by each year behind it
 AFTER_AS_OF = 0.6  # score kept by a sentence whose every year is after the date
@@ -29,20 +24,18 @@ def sentence_years(sentence: str) -> list[int]:
     return sorted({int(d[:4]) for d in find_dates(sentence) if d[:4].isdigit()})
 
 
-def read_as_of(scored: Sequence[Scored], as_of: date | None) -> list[Scored]:
-    """``scored`` with the as-of preference applied (unchanged without a date or when no sentence names a year)."""
+def as_of_scores(sentences: Sequence[str], scores: Sequence[float], as_of: date | None) -> list[float]:
+    """The sentences' scores read as of ``as_of`` (unchanged without a date or when no sentence names a year)."""
     if as_of is None:
-        return list(scored)
-    years = {s.sentence: sentence_years(s.sentence) for s in scored}
-    within = {text: max(y for y in ys if y <= as_of.year) for text, ys in years.items()
-              if any(y <= as_of.year for y in ys)}
-    newest = max(within.values(), default=None)
+        return list(scores)
+    years = [sentence_years(s) for s in sentences]
+    within = [max((y for y in ys if y <= as_of.year), default=None) for ys in years]
+    newest = max((y for y in within if y is not None), default=None)
     out = []
-    for item in scored:
-        if item.sentence in within and newest is not None:
-            bonus = AS_OF_BONUS / (1 + newest - within[item.sentence])
-            item = dataclasses.replace(item, score=item.score + bonus)
-        elif years[item.sentence]:  # every year it names is after the date
-            item = dataclasses.replace(item, score=item.score * AFTER_AS_OF)
-        out.append(item)
+    for ys, year, score in zip(years, within, scores, strict=True):
+        if year is not None and newest is not None:
+            score += AS_OF_BONUS / (1 + newest - year)
+        elif ys:  # every year it names is after the date
+            score *= AFTER_AS_OF
+        out.append(score)
     return out
