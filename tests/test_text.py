@@ -259,3 +259,23 @@ def test_chinese_text_tokenises_as_before(sentence: str, tokens: list[str], keyw
     tokenizer = Tokenizer(["报账大厅"])
     assert tokenizer.tokens(sentence) == tokens
     assert tokenizer.keywords(sentence) == keywords
+
+
+@pytest.mark.parametrize(("word", "name"), [
+    ("山东省", ("山东",)), ("黑龙江省", ("黑龙江",)), ("北京市", ("北京",)), ("海淀区", ("海淀",)),
+    ("广西壮族自治区", ("广西",)), ("西藏自治区", ("西藏",)), ("香港特别行政区", ("香港",)),
+    ("城市", ()), ("社区", ()), ("省份", ()), ("中国人民大学", ()),
+])
+def test_a_place_with_its_division_is_also_the_place_named_without_it(word: str, name: tuple[str, ...]) -> None:
+    from lambdarag.text.tokenizer import place_name
+
+    assert place_name(word) == name
+
+
+def test_a_question_naming_a_province_with_its_division_meets_a_title_naming_it_without() -> None:
+    tokenizer = Tokenizer()
+    question = tokenizer.tokens("山东省第一所推荐的中学是哪所？")
+    assert "山东省" in question and "山东" in question
+    assert "山东" in tokenizer.tokens("推荐中学名单（山东）")
+    # keywords (overlap, matching by substring) keep the word as written: 山东 is inside 山东省 already
+    assert "山东" not in tokenizer.keywords("山东省第一所推荐的中学是哪所？")

@@ -3,14 +3,16 @@
 Tokens are jieba words over the normalised text (NFKC + casefold) with a domain dictionary and a
 stopword list; Latin and digit identifiers are cut out before segmentation and emitted whole and
 in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without separators still meets
-the document. Segmentation uses rjieba (jieba-rs), which ships jieba's dictionary and add_word
-semantics and with HMM off is token-identical to jieba on the DomainRAG corpus (see BENCHMARKS.md);
-jieba itself is the fallback where the rjieba wheel is missing.
+the document; a place written with its administrative division is also emitted without it (山东省 -> 山东省,
+山东; TOKENIZER_VERSION 6), so a question naming 山东省 meets a title naming （山东）. Segmentation uses
+rjieba (jieba-rs), which ships jieba's dictionary and add_word semantics and with HMM off is token-identical
+to jieba on the DomainRAG corpus (see BENCHMARKS.md); jieba itself is the fallback where the rjieba wheel is
+missing.
 
 English is handled where a stretch without CJK characters holds a Latin letter (lambdarag.text.english):
 words are stemmed and English stopwords dropped, tickers kept as written, fiscal periods (fy22 -> fy2022,
 2022), amounts and percentages kept whole and in parts. Chinese-only text never reaches those rules, so
-its tokens are those of TOKENIZER_VERSION 3.
+its tokens are those of TOKENIZER_VERSION 3 but for the places named without their division.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import NamedTuple
 from lambdarag.text import english
 from lambdarag.text.terms import TermIndex
 
-TOKENIZER_VERSION = 5  # bump when the token rules or the stopword list change: BM25 indexes record it
+TOKENIZER_VERSION = 6  # bump when the token rules or the stopword list change: BM25 indexes record it
 HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
@@ -54,6 +56,9 @@ _SENTENCE_RE = re.compile(
 )
 
 Segmenter = Callable[[str], list[str]]
+# a place and its administrative division: 2-3 characters before 省/市/县/区, or before (an ethnic name and) 自治区…
+_DIVISION = re.compile(r"^([\u4e00-\u9fff]{2,3}?)(?:[\u4e00-\u9fff]{1,3}族)?(?:自治区|自治州|自治县|特别行政区)$"
+                       r"|^([\u4e00-\u9fff]{2,3})[省市县区]$")
 
 
 
@@ -235,6 +240,8 @@ class Tokenizer:
         if not segment or segment.isspace():
             return
         words = list(filter(_is_content, self._segment(segment)))
+        if emit.split:  # a place named with its division (山东省, 海淀区) also matches it named without (山东)
+            words = [form for word in words for form in (word, *place_name(word))]
         if not emit.split or not self._words_added:
             emit.add(out, words, dedupe=False)
             return
@@ -300,6 +307,14 @@ def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> 
         if word:
             out.append(word)
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def place_name(word: str) -> tuple[str, ...]:
+    """The name of a place without the administrative division a word adds to it: 山东省 → 山东, 北京市 → 北京,
+    海淀区 → 海淀, 广西壮族自治区 → 广西; () for any other word (a name of two characters or more is left)."""
+    m = _DIVISION.match(word)
+    return (m.group(1) or m.group(2),) if m else ()
 
 
 @functools.lru_cache(maxsize=1 << 18)
