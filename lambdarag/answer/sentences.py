@@ -295,8 +295,6 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
             if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
 
 
-
-
 def _units(body: str) -> Iterator[Unit]:
     question = ""
     for line in unwrapped_lines(body):
