@@ -268,7 +268,7 @@ def test_asked_as_of_a_date_the_figure_of_the_latest_year_up_to_it_answers_first
     import dataclasses
     from datetime import date
 
-    from lambdarag.answer.as_of import as_of_scores, sentence_years
+    from lambdarag.answer.as_of import as_of_scores, sentence_years, years_in_turn
     from lambdarag.answer.sentences import scored_sentences
 
     exam = Chunk("exam#1", "exam", "考试成绩", "考试成绩",
@@ -279,7 +279,10 @@ def test_asked_as_of_a_date_the_figure_of_the_latest_year_up_to_it_answers_first
     assert sentence_years("在2019年专业四级考试中，2020年公布") == [2019, 2020]
     # asked without a date, the scores are left as they are
     plain = scored_sentences(question, p.pieces, keywords, "fact")
-    assert as_of_scores([s.sentence for s in plain], [s.score for s in plain], None) == [s.score for s in plain]
+    assert as_of_scores([[2019]] * len(plain), [s.score for s in plain], None) == [s.score for s in plain]
+    # a sentence naming no year is read with the year of the sentence before it in the same chunk
+    carried = years_in_turn(["在2019年考试中通过率达96%。", "平均分为74分。", "另一段。"], [1, 1, 2])
+    assert carried == [[2019], [2019], []]
     # as of the end of 2019: 2019 answers first, 2021 was not yet, 2018 is a year behind
     as_of = dataclasses.replace(p, as_of=date(2019, 12, 31))
     answer = extractive_answer(question, as_of, "fact", {}, keywords)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from lambdarag.answer import cues
-from lambdarag.answer.as_of import as_of_scores
+from lambdarag.answer.as_of import as_of_scores, years_in_turn
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, unwrapped_lines
@@ -249,7 +249,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched))
     if as_of is None:
         return out
-    adjusted = as_of_scores([s.sentence for s in out], [s.score for s in out], as_of)
+    years = years_in_turn([s.sentence for s in out], [s.n for s in out])
+    adjusted = as_of_scores(years, [s.score for s in out], as_of)
     return [dataclasses.replace(s, score=score) for s, score in zip(out, adjusted, strict=True)]
 
 
