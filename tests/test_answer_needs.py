@@ -215,6 +215,8 @@ def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     broken = "近日，\n化学系某研究团队\n在可降解材料领域取得重要进展，\n成果已发表。\n三、日程安排\n1、报名：即日起"
     assert unwrapped_lines(broken) == ["近日，化学系某研究团队在可降解材料领域取得重要进展，成果已发表。",
                                        "三、日程安排", "1、报名：即日起"]
+    # inside an opened sentence, short bare lines are a list written one item a line: they stay lines
+    assert unwrapped_lines("主要课程包括，\n微积分\n线性代数\n概率论") == ["主要课程包括，微积分", "线性代数", "概率论"]
     # punctuation on a line of its own belongs to the line before; English keeps its space after a comma
     assert unwrapped_lines("因此\n,\n毕业后选择广泛\n:\n- 工程师") == ["因此,毕业后选择广泛:", "- 工程师"]
     assert unwrapped_lines("on a consolidated basis,\nunless stated otherwise.") == [

@@ -15,6 +15,7 @@ ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
 CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "\"", "）", ")", "|")
+RUN_ON_MIN_CHARS = 8  # a line inside an opened sentence runs on only when at least this long (not a list item)
 _OPEN_END = ("，", "、", ",", "（", "(", "“", "《")  # a line ending in one stops mid-sentence
 _NO_SPACE_AFTER = ("-", "(", "“", "《", "（")  # a wrapped line ending in one is glued to the next without a space
 _PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
@@ -44,7 +45,8 @@ def unwrapped_lines(body: str) -> list[str]:
             last, inside = "", False
             continue
         wrapped = len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(CLOSED)
-        opened = last.endswith(_OPEN_END) or (inside and not last.endswith(CLOSED))
+        # inside an opened sentence a short bare line is more likely an item of a list written one a line
+        opened = last.endswith(_OPEN_END) or (inside and len(last) >= RUN_ON_MIN_CHARS and not last.endswith(CLOSED))
         if last and _PUNCTUATION_ONLY.match(line):
             out[-1], inside = out[-1] + line, not line.endswith(CLOSED)
         elif last and (wrapped or opened) and not _ITEM.match(line) and not QUESTION_LINE.search(last) \
