@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from lambdarag.text.dates import find_dates
+from lambdarag.text.dates import find_dates, years_of
 
 AS_OF_BONUS = 0.15  # for a sentence of the latest year up to the date, less by each year behind it
 AFTER_AS_OF = 0.6  # score kept by a sentence whose every year is after the date
@@ -21,7 +21,7 @@ AFTER_AS_OF = 0.6  # score kept by a sentence whose every year is after the date
 
 def sentence_years(sentence: str) -> list[int]:
     """The years of the dates a sentence names."""
-    return sorted({int(d[:4]) for d in find_dates(sentence) if d[:4].isdigit()})
+    return years_of(find_dates(sentence))
 
 
 def years_in_turn(sentences: Sequence[str], chunks: Sequence[object]) -> list[list[int]]:

@@ -14,6 +14,7 @@ from datetime import date
 from lambdarag.channels import document as document_channel
 from lambdarag.query.temporal import TimeScope
 from lambdarag.records import Chunk, Hit
+from lambdarag.text.dates import years_of
 from lambdarag.text.tokenizer import keyword_share, normalize, split_sentences
 
 UNITS_CACHE = 4096  # chunks whose normalised sentence units are kept (proximity, evidence)
@@ -179,7 +180,7 @@ def table_boost(fused: Sequence[Fused], chunks: Mapping[str, Chunk], boost: floa
 
 def chunk_years(chunk: Chunk) -> list[int]:
     """Years of the dates stored on a chunk ("2023", "2023-03", "2023-03-01")."""
-    return sorted({int(d[:4]) for d in (*chunk.dates, chunk.doc_date) if d[:4].isdigit()})
+    return years_of((*chunk.dates, chunk.doc_date))
 
 
 def recency_boost(

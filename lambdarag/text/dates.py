@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterable
 from datetime import date
 
 from lambdarag.errors import InputError
@@ -55,6 +56,11 @@ DOC_NUMBER_YEAR = re.compile(r"[〔［\[【]\d{4}[〕］\]】]")  # the year of 
 
 _FULLWIDTH_DIGIT = re.compile("[０-９]")
 _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+
+
+def years_of(dates: Iterable[str]) -> list[int]:
+    """The years of normalised dates ("2023", "2023-03", "2023-03-01"), sorted, each once; "" and others skipped."""
+    return sorted({int(d[:4]) for d in dates if d[:4].isdigit()})
 
 
 def find_dates(text: str) -> tuple[str, ...]:
