@@ -313,3 +313,11 @@ def test_the_page_format_reads_back_what_it_writes() -> None:
     assert found[page_format.SUMMARY] == "预算科负责编制预算。"
     assert found[page_format.RELATIONS] == "- 隶属：[[财务处]]"
     assert page_format.excerpt(parsed_body, 600) == "预算科负责编制预算。\n- 2023-03起执行"
+
+
+def test_a_page_excerpt_is_its_summary_and_facts_or_nothing_when_a_generated_page_has_neither() -> None:
+    empty = page_format.render_body("Amcor plc", ("amcor",), "", [], [("related", "[[Amcor Limited]]")],
+                                    ("AMCOR_2023_10K#0000", "AMCOR_2023_10K#0849"))
+    assert page_format.excerpt(empty, 600) == ""  # no aliases, （无） placeholders or source ids in the context
+    by_hand = "# 报销须知\n\n差旅费报销须在出差结束后30天内提交。\n"  # a hand-written page without sections
+    assert page_format.excerpt(by_hand, 600) == "差旅费报销须在出差结束后30天内提交。"

@@ -89,12 +89,16 @@ def sections(body: str) -> dict[str, str]:
 
 
 def excerpt(body: str, limit: int) -> str:
-    """Summary and key facts of a page body (the whole body when it has no such sections), at most ``limit``."""
+    """Summary and key facts of a page body, at most ``limit``; a page written without those sections (by hand) gives
+    its whole text, a generated page whose summary and facts are empty gives "" (its aliases, （无） placeholders and
+    source ids say nothing a reader of the context could use)."""
     found = sections(body)
     summary = found.get(SUMMARY, "")
     summary = "" if summary == NONE else summary
     facts = [line.strip() for line in found.get(FACTS, "").splitlines()
              if line.strip().lstrip("- ") not in ("", NONE) and line.strip().lstrip("- ") not in summary]
+    if not summary and not facts and (SUMMARY in found or FACTS in found):
+        return ""
     text = "\n".join([summary, *facts]) if summary or facts else re.sub(r"^#.*$", "", body, flags=re.MULTILINE)
     text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
     return text if len(text) <= limit else text[: limit - 1] + "…"
