@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lambdarag.answer.context import Repealed, pack
+from lambdarag.answer.context_labels import ENGLISH
 from lambdarag.answer.evidence import aspect_words, expand_evidence, repealed_in, with_added
 from lambdarag.records import Chunk, Hit
 from lambdarag.retrieval.versions import build_index
@@ -125,6 +126,25 @@ def test_the_context_says_whose_document_the_evidence_is_from_but_the_excerpt_do
     packed = pack({}, ["q3#0004"], [], {"q3#0004": figures}, max_chars=3500)
     assert packed.text.startswith("[1] FORM 10-Q > Results · Contoso Ltd · 2023-09-30（第12页）\nNet sales were")
     assert packed.citations[0].excerpt == "Net sales were $275 million."
+
+
+def test_an_english_reader_gets_english_labels_and_locators_around_the_evidence_as_written() -> None:
+    figures = Chunk("q3#0004", "q3", "FORM 10-Q", "FORM 10-Q > Results", "Net sales were $275 million.",
+                    locator="第12-13页", context="Contoso Ltd · 2023-09-30")
+    chunks = {**CHUNKS, "q3#0004": figures}
+    slots = {"phone": "027-87651020", "steps": ["Fill in the form", "Submit it"], "sources": {"phone": "b#1"}}
+    side = [Hit("b#1", 1.0, 1, "graph", path=("Contoso Ltd", "handled_by", "Jane Roe")),
+            Hit("e#1", 1.0, 1, "wiki", page_id="Contoso-Ltd", side_text="Contoso Ltd makes packaging.")]
+    packed = pack(slots, ["q3#0004", "b#1"], side, chunks, max_chars=3500, labels=ENGLISH)
+    texts = [p.text for p in packed.pieces]
+    assert texts[0] == "Key points:\nPhone: 027-87651020[2]\nSteps: 1. Fill in the form; 2. Submit it"
+    assert texts[1] == "[2] Relation: Contoso Ltd → handled by → Jane Roe"
+    assert texts[2] == "[3] Wiki (Contoso-Ltd): Contoso Ltd makes packaging."
+    assert texts[3].startswith("[1] FORM 10-Q > Results · Contoso Ltd · 2023-09-30 (pp. 12-13)\nNet sales were")
+    assert texts[4] == "[2] 财务处概况 > 第一节 (p. 1)\n预算科隶属财务处，负责预算编制。"  # the evidence as written
+    assert [c.locator for c in packed.citations] == ["pp. 12-13", "p. 1", "p. 1"]
+    assert chunks["q3#0004"].locator == "第12-13页"  # the stored form is unchanged
+    assert pack(slots, ["q3#0004"], side, chunks, max_chars=3500).citations[0].locator == "第12-13页"
 
 
 # --- the fence around the context (what the LLM reads as data) -------------------------------------------------

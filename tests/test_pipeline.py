@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from datetime import date
 
 import pytest
@@ -202,3 +203,25 @@ def test_follow_up_without_intent_keywords_inherits_the_previous_intent(kb: Know
     result = answer(kb, "那报账大厅呢？", history=history, options=PipelineOptions(log=False))
     assert result.intent == "person" and result.trace["intent"]["method"] == "history"
     assert "_inherited" in result.trace["intent"]["matched"]
+
+
+def test_an_english_question_reads_english_locators_and_a_chinese_one_the_stored_form(tmp_path: Path) -> None:
+    dom = init_domain("filings", tmp_path)
+    dom.instance_file.write_text(INSTANCE, encoding="utf-8")
+    pages = ["[page 1]\nContoso Ltd annual report for fiscal year 2023.",
+             "[page 2]\nContoso Ltd reported net sales of $275 million in fiscal year 2023, up 4 percent.",
+             "[page 3]\nContoso Ltd employs 1,200 people in three countries."]
+    (dom.raw_dir / "contoso_2023.txt").write_text("\n\n".join(pages) + "\n", encoding="utf-8")
+    for name, text in DOCS.items():
+        (dom.raw_dir / name).write_text(text, encoding="utf-8")
+    dom = open_domain("filings", tmp_path)
+    assert all(o.ok for o in build_domain(dom, ["extract", "index"], progress=False))
+    kb = KnowledgeBase.load(dom)
+    english = answer(kb, "What were Contoso's net sales in fiscal year 2023?", options=PipelineOptions(log=False))
+    assert english.found and "$275 million" in english.answer
+    cited = next(c for c in english.citations if "net sales" in c.excerpt)
+    stored = kb.chunks[cited.chunk_id].locator  # the three short pages are one chunk: "第1-3页"
+    assert stored == "第1-3页" and cited.locator == "pp. 1-3"
+    assert "(pp. 1-3)" in english.context and "第1-3页" not in english.context
+    chinese = answer(kb, "Contoso 2023财年的净销售额是多少？", options=PipelineOptions(log=False))
+    assert any(c.locator == "第1-3页" for c in chinese.citations) and "（第1-3页）" in chinese.context

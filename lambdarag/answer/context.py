@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from lambdarag.answer.context_labels import CHINESE, ContextLabels, context_labels
 from lambdarag.answer.slots import slot_sources
-from lambdarag.graph.schema import PATH_LABELS
 from lambdarag.records import Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -25,11 +25,6 @@ if TYPE_CHECKING:
 MAX_RELATIONS = 5
 MIN_TRUNCATED = 120  # a truncated first evidence chunk keeps at least this much, else it is left out
 _LABEL_WIDTH = len("[99]")
-SLOT_LABELS = {
-    "name": "姓名", "title": "职务", "department": "部门", "phone": "电话", "email": "邮箱", "office": "办公地点",
-    "duties": "职责", "mention": "相关信息", "steps": "办理步骤", "conditions": "条件", "materials": "所需材料",
-    "where": "办理地点", "basis": "依据", "table": "表格", "row": "行", "column": "列", "value": "数值",
-}
 
 
 @dataclass(frozen=True)
@@ -95,12 +90,14 @@ def _placeholder(i: int) -> str:
 
 
 def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase, max_chars: int,
-                 evidence_ids: Sequence[str] | None = None) -> Packed:
-    """Pack the request's slots, side information and evidence (default: the fused ids) into at most ``max_chars``."""
+                 evidence_ids: Sequence[str] | None = None, english: bool = False) -> Packed:
+    """Pack the request's slots, side information and evidence (default: the fused ids) into at most ``max_chars``,
+    labelled for a reader of English (``english``: the question's language) or of Chinese."""
     side = [h for run in retrieval.runs.values() for h in run.hits if h.path or h.side_text]
     ctx = kb.config.context
     ids = list(evidence_ids) if evidence_ids is not None else [f.chunk_id for f in retrieval.fused]
-    return pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars)
+    return pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars,
+                labels=context_labels(english))
 
 
 def pack(
@@ -111,17 +108,18 @@ def pack(
     max_chars: int,
     max_wiki_chars: int = 600,
     excerpt_chars: int = 240,
+    labels: ContextLabels = CHINESE,
 ) -> Packed:
     """Pure packing of already retrieved material (see the module docstring for the numbering)."""
     evidence, duplicates = _unique_evidence(fused_ids, chunks)
     budget = max_chars
-    slot_block = _fit(_slot_drafts(slots, chunks), budget)
+    slot_block = _fit(_slot_drafts(slots, chunks, labels), budget)
     budget -= _used(slot_block)
-    relations = _fit(_relation_drafts(side_hits, chunks), budget)
+    relations = _fit(_relation_drafts(side_hits, chunks, labels), budget)
     budget -= _used(relations)
-    wiki = _fit(_wiki_drafts(side_hits, chunks), min(budget, max_wiki_chars))
+    wiki = _fit(_wiki_drafts(side_hits, chunks, labels), min(budget, max_wiki_chars))
     budget -= _used(wiki)
-    kept, omitted = _fit_evidence(evidence, chunks, budget)
+    kept, omitted = _fit_evidence(evidence, chunks, budget, labels)
     drafts = [*slot_block, *relations, *wiki, *kept]
     numbers = _number([d.chunk_id for d in kept], drafts)
     pieces = [_render(d, numbers) for d in drafts]
@@ -130,7 +128,7 @@ def pack(
         pieces=pieces,
         included=[str(d.chunk_id) for d in kept],
         omitted=omitted + duplicates,
-        citations=[_citation(n, chunks[cid], excerpt_chars) for cid, n in numbers.items()],
+        citations=[_citation(n, chunks[cid], excerpt_chars, labels) for cid, n in numbers.items()],
     )
 
 
@@ -154,16 +152,17 @@ def _unique_evidence(fused_ids: Sequence[str], chunks: Mapping[str, Chunk]) -> t
     return unique, duplicates
 
 
-def _slot_drafts(slots: dict[str, Any], chunks: Mapping[str, Chunk]) -> list[_Draft]:
+def _slot_drafts(slots: dict[str, Any], chunks: Mapping[str, Chunk], labels: ContextLabels) -> list[_Draft]:
     sources = slot_sources(slots)
     refs: list[str] = []
-    lines = ["【要点】"]
-    for key, label in SLOT_LABELS.items():
+    lines = [labels.key_points]
+    for key, label in labels.slots.items():
         value = slots.get(key)
         if not value or isinstance(value, dict):
             continue
         if isinstance(value, list):
-            shown = "；".join(f"{i}. {v}" if key == "steps" else str(v) for i, v in enumerate(value, 1))
+            shown = labels.list_separator.join(f"{i}. {v}" if key == "steps" else str(v)
+                                               for i, v in enumerate(value, 1))
         else:
             shown = str(value)
         mark = ""
@@ -171,25 +170,24 @@ def _slot_drafts(slots: dict[str, Any], chunks: Mapping[str, Chunk]) -> list[_Dr
             if sources[key] not in refs:
                 refs.append(sources[key])
             mark = _placeholder(refs.index(sources[key]))
-        lines.append(f"{label}：{shown}{mark}")
+        lines.append(f"{label}{labels.colon}{shown}{mark}")
     return [_Draft("slots", refs[0] if refs else None, "\n".join(lines), tuple(refs))] if len(lines) > 1 else []
 
 
-def _relation_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk]) -> list[_Draft]:
+def _relation_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk], labels: ContextLabels) -> list[_Draft]:
     seen: set[tuple[str, ...]] = set()
     drafts: list[_Draft] = []
     for hit in sorted((h for h in hits if h.path and h.chunk_id in chunks), key=lambda h: h.rank):
         if hit.path in seen:
             continue
         seen.add(hit.path)
-        readable = " → ".join(PATH_LABELS.get(step, step) for step in hit.path)  # belongs_to → 隶属
-        drafts.append(_Draft("relation", hit.chunk_id, "关系：" + readable))
+        drafts.append(_Draft("relation", hit.chunk_id, labels.relation + labels.path(hit.path)))  # belongs_to → 隶属
         if len(drafts) == MAX_RELATIONS:
             break
     return drafts
 
 
-def _wiki_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk]) -> list[_Draft]:
+def _wiki_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk], labels: ContextLabels) -> list[_Draft]:
     seen: set[str] = set()
     drafts: list[_Draft] = []
     for hit in sorted((h for h in hits if h.side_text and h.chunk_id in chunks), key=lambda h: h.rank):
@@ -197,8 +195,8 @@ def _wiki_drafts(hits: Sequence[Hit], chunks: Mapping[str, Chunk]) -> list[_Draf
         if key in seen:
             continue
         seen.add(key)
-        title = hit.page_id or "条目"
-        drafts.append(_Draft("wiki", hit.chunk_id, f"百科（{title}）：{' '.join(hit.side_text.split())}"))
+        head = labels.wiki.format(title=hit.page_id or labels.untitled)
+        drafts.append(_Draft("wiki", hit.chunk_id, head + " ".join(hit.side_text.split())))
     return drafts
 
 
@@ -216,21 +214,22 @@ def _used(drafts: Sequence[_Draft]) -> int:
     return sum(d.size for d in drafts)
 
 
-def _evidence_body(chunk: Chunk) -> str:
+def _evidence_body(chunk: Chunk, labels: ContextLabels) -> str:
     """Where the evidence is (breadcrumb, the document header: whose figures these are, and the locator), then
     its text."""
     where = " · ".join(part for part in (chunk.breadcrumb or chunk.title, chunk.context) if part)
     if chunk.locator:
-        where = f"{where}（{chunk.locator}）"
+        where += labels.locator_frame.format(locator=labels.locator(chunk.locator))
     return f"{where}\n{chunk.text.strip()}"
 
 
-def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int) -> tuple[list[_Draft], list[str]]:
+def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int,
+                  labels: ContextLabels) -> tuple[list[_Draft], list[str]]:
     """Evidence drafts in fused order within the budget; the first one is truncated rather than lost."""
     kept: list[_Draft] = []
     omitted: list[str] = []
     for cid in ids:
-        draft = _Draft("evidence", cid, _evidence_body(chunks[cid]))
+        draft = _Draft("evidence", cid, _evidence_body(chunks[cid], labels))
         if draft.size <= budget:
             kept.append(draft)
             budget -= draft.size
@@ -262,7 +261,9 @@ def _render(draft: _Draft, numbers: Mapping[str, int]) -> Piece:
     return Piece(n, draft.kind, draft.chunk_id, len(text), text)
 
 
-def _citation(n: int, chunk: Chunk, excerpt_chars: int) -> Citation:
+def _citation(n: int, chunk: Chunk, excerpt_chars: int, labels: ContextLabels) -> Citation:
+    """A citation as shown: its locator in the reader's language (the chunk keeps the stored form)."""
     text = " ".join(chunk.text.split())
     excerpt = text if len(text) <= excerpt_chars else text[: excerpt_chars - 1] + "…"
-    return Citation(n, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.breadcrumb, chunk.locator, excerpt)
+    return Citation(n, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.breadcrumb, labels.locator(chunk.locator),
+                    excerpt)

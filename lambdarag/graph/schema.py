@@ -45,6 +45,12 @@ PATH_LABELS = {
     "contact": "联系方式", "contact_of": "是…的联系方式", "revises": "修订", "revised_by": "被…修订",
     "repeals": "废止", "repealed_by": "被…废止", "co_occurs": "同时提及",
 }
+PATH_LABELS_EN = {  # the same paths read in English (an English question's context)
+    "belongs_to": "belongs to", "has_part": "has", "based_on": "based on", "basis_of": "is the basis of",
+    "responsible_for": "responsible for", "handled_by": "handled by", "issued_by": "issued by", "issued": "issued",
+    "contact": "contact", "contact_of": "is the contact of", "revises": "revises", "revised_by": "revised by",
+    "repeals": "repeals", "repealed_by": "repealed by", "co_occurs": "mentioned with",
+}
 
 
 INVERSE = {

@@ -20,6 +20,9 @@ _TITLE_JUNK = re.compile(
     re.IGNORECASE,
 )
 _PAGE_LOCATOR = re.compile(r"第(\d+)(?:-(\d+))?页")
+_UNIT_LOCATOR = re.compile(r"第(\d+(?:-\d+)?)(页|张幻灯片)")
+_SHEET_LOCATOR = re.compile(r"工作表 (.+)")
+_ENGLISH_UNITS = {"页": ("p.", "pp."), "张幻灯片": ("slide", "slides")}
 
 
 def page_locator(number: int) -> str:
@@ -34,6 +37,17 @@ def locator_pages(locator: str) -> tuple[int, ...]:
         return ()
     first = int(match.group(1))
     return tuple(range(first, int(match.group(2) or first) + 1))
+
+
+def english_locator(locator: str) -> str:
+    """A stored locator as an English reader reads it: "第3页" → "p. 3", "第3-4页" → "pp. 3-4", "第2张幻灯片" →
+    "slide 2", "工作表 收费表" → "sheet 收费表"; any other locator as it is. The stored form does not change."""
+    if match := _UNIT_LOCATOR.fullmatch(locator):
+        one, many = _ENGLISH_UNITS[match.group(2)]
+        return f"{many if '-' in match.group(1) else one} {match.group(1)}"
+    if match := _SHEET_LOCATOR.fullmatch(locator):
+        return f"sheet {match.group(1)}"
+    return locator
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from lambdarag.answer.context import Packed, pack_context
 from lambdarag.answer.evidence import Added, distinct_chunks, expand_evidence, repealed_in, with_added
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
-from lambdarag.answer.needs import question_need
+from lambdarag.answer.needs import is_english, question_need
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
 from lambdarag.faq.lookup import FaqLookup, faq_citations, faq_lookup, has_faq
 from lambdarag.feedback.log import now_iso
@@ -139,7 +139,7 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
     with req.stages.stage("context"):
         if req.found and req.retrieval is not None:
             req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars,
-                                      req.evidence_ids)
+                                      req.evidence_ids, english=is_english(req.condensed.question))
             req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, kb.versions),
                                              as_of=req.options.today)
     return req
