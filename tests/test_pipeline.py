@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from datetime import date
+from pathlib import Path
 
 import pytest
 
