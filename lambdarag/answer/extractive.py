@@ -43,17 +43,16 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
                       keywords: Sequence[str] = (), budget: int = ANSWER_CHARS) -> str:
     """The lines that meet the question's need first, within ``budget``; then the repeal notes of cited documents."""
     need = question_need(question)
-    lines = _answer_lines(question, packed, intent, slots, keywords, need)
+    scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)  # once for every use below
+    lines = _answer_lines(question, packed, intent, slots, scored, need)
     if need.kind == "yesno":
-        lines = _yes_no(question, packed, keywords, intent, need, lines)
+        lines = _yes_no(scored, need, lines)
     text = "".join(fit_budget(lines, budget)).strip()
     return text + "".join(repeal_notes(text, packed))
 
 
-def _yes_no(question: str, packed: Packed, keywords: Sequence[str], intent: str, need: Need,
-            lines: list[str]) -> list[str]:
+def _yes_no(scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
-    scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)
     best = max(scored, key=lambda s: s.score, default=None)
     if best is None or best.score < YES_NO_SUPPORT:
         return [lead_line(need, "", False), *lines]
@@ -84,22 +83,21 @@ def _cn_date(iso: str) -> str:
     return "".join(f"{v}{unit}" for v, unit in zip(parts, ("年", "月", "日"), strict=False))
 
 
-def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], keywords: Sequence[str],
+def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], scored: Sequence[Scored],
                   need: Need) -> list[str]:
     """Table lines, else slot lines for person/process/data (the needed one first), then evidence sentences."""
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
     if table:
-        extra = best_sentences(question, packed.pieces, keywords, intent,
-                               limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE, as_of=packed.as_of)
+        extra = best_sentences(question, scored, intent, limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE)
         return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     numbers = {c.chunk_id: c.n for c in packed.citations}
     writer = SLOT_WRITERS.get(intent)
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
-        return [s.cited() for s in best_sentences(question, packed.pieces, keywords, intent, as_of=packed.as_of)]
-    lead = _better_elsewhere(question, packed, keywords, intent, slots) if intent in LEAD_INTENTS else []
-    return [*lead, *lines, *_top_chunk_sentence(question, packed, keywords, intent, "".join([*lead, *lines]))]
+        return [s.cited() for s in best_sentences(question, scored, intent)]
+    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS else []
+    return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
 
 
 def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:
@@ -115,15 +113,13 @@ def ordered_slot_lines(lines: Sequence[tuple[str, str]], need: Need) -> list[str
     return [line for aspect, line in lines if aspect == first] + [line for aspect, line in lines if aspect != first]
 
 
-def _better_elsewhere(question: str, packed: Packed, keywords: Sequence[str], intent: str,
-                      slots: dict[str, Any]) -> list[str]:
+def _better_elsewhere(scored: Sequence[Scored], slots: dict[str, Any]) -> list[str]:
     """The best evidence sentence when it comes from another document than the slots and beats all of theirs.
 
     A procedure document answers "how do I…" in general; an FAQ answer or a rule elsewhere that matches the
     question better ("发票丢了怎么办") is the specific answer and leads.
     """
     slot_docs = {doc_of(cid) for cid in slot_sources(slots).values()}
-    scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)
     if not scored or not slot_docs:
         return []
     best = max(scored, key=lambda s: s.score)
@@ -156,12 +152,12 @@ def _where(breadcrumb: str) -> str:
     return " > ".join(p for i, p in enumerate(parts) if i == 0 or p != parts[i - 1])
 
 
-def _top_chunk_sentence(question: str, packed: Packed, keywords: Sequence[str], intent: str, text: str) -> list[str]:
+def _top_chunk_sentence(scored: Sequence[Scored], text: str) -> list[str]:
     """The top evidence chunk's best sentence when the slot lines do not cite that chunk (it may hold the answer)."""
-    scored = [s for s in scored_sentences(question, packed.pieces, keywords, intent, packed.as_of) if s.rank == 0]
-    if not scored or f"[{scored[0].n}]" in text:
+    top = [s for s in scored if s.rank == 0]
+    if not top or f"[{top[0].n}]" in text:
         return []
-    best: Scored = max(scored, key=lambda s: s.score)
+    best: Scored = max(top, key=lambda s: s.score)
     return [best.cited()] if best.score >= SLOT_EXTRA_MIN else []
 
 

@@ -113,14 +113,13 @@ def split_piece(piece: Piece) -> tuple[str, str]:
     return (head, body) if body else ("", text)
 
 
-def best_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[str] = (),
-                   intent: str = "fact", limit: int | None = None, as_of: date | None = None) -> list[Scored]:
-    """The evidence sentences that answer best, in answer order.
+def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact",
+                   limit: int | None = None) -> list[Scored]:
+    """The evidence sentences that answer best, in answer order, from the question's ``scored_sentences``.
 
     The top fused chunk's best sentence comes first when it matches reasonably: fusion is the consensus
     of every channel, one sentence's keyword count is not. Broad intents take more sentences from more chunks.
     """
-    scored = scored_sentences(question, pieces, keywords, intent, as_of)
     if not scored:
         return []
     best = max(s.score for s in scored)
