@@ -222,3 +222,22 @@ def test_a_cited_document_the_context_says_was_repealed_gets_a_note(config: Conf
     p = dataclasses.replace(p, repealed={"old": Repealed("旧差旅办法", "2024-07-01", "registry#1")})
     text = generate("旧差旅办法北京A类人员住宿标准多少？", p, "fact", {}, None, config).text
     assert text.endswith("北京的A类人员为800元[1]。注：《旧差旅办法》已于2024年7月1日废止[2]。")
+
+
+def test_an_english_answer_citing_a_repealed_document_gets_an_english_note(config: Config) -> None:
+    chunks = {"old#1": _c("old#1", "Travel Policy 2019", "The hotel limit in Boston is $250 a night."),
+              "registry#1": _c("registry#1", "Policy register", "The Travel Policy 2019 was repealed on July 1, 2024.")}
+    p = pack({}, ["old#1", "registry#1"], [], chunks, max_chars=3500)
+    p = dataclasses.replace(p, repealed={"old": Repealed("Travel Policy 2019", "2024-07-01", "registry#1")})
+    text = generate("What is the hotel limit in Boston?", p, "fact", {}, None, config).text
+    assert text.startswith("The hotel limit in Boston is $250 a night[1].")
+    assert text.endswith(" Note: Travel Policy 2019 was repealed on 2024-07-01[2].") and "注" not in text
+
+
+def test_an_english_question_reads_a_table_row_in_english(config: Config) -> None:
+    table = _c("rates#1", "Travel Policy", "| City | Class A | Class B |\n| --- | --- | --- |\n| Boston | $300 | $220 |\n"
+               "| Denver | $250 | $180 |", "Lodging", table=True)
+    p = pack({}, ["rates#1"], [], {"rates#1": table}, max_chars=3500)
+    text = generate("What is the Class A lodging rate in Boston?", p, "fact", {}, None, config).text
+    assert text.startswith("In Travel Policy > Lodging, Boston: Class A $300[1].")
+    assert not re.search(r"[\u4e00-\u9fff。，：]", text)

@@ -14,7 +14,7 @@ from typing import Any
 
 from lambdarag.answer.compose import fit_budget, lead_line
 from lambdarag.answer.context import Packed
-from lambdarag.answer.needs import Need, question_need
+from lambdarag.answer.needs import Need, is_english, question_need
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     Scored,
@@ -48,7 +48,7 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
     if need.kind == "yesno":
         lines = _yes_no(scored, need, lines)
     text = "".join(fit_budget(lines, budget)).strip()
-    return text + "".join(repeal_notes(text, packed))
+    return text + "".join(repeal_notes(text, packed, need.english))
 
 
 def _yes_no(scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
@@ -61,8 +61,9 @@ def _yes_no(scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]
     return [lead_line(need, support, True) + support, *(line for line in lines if line != support)]
 
 
-def repeal_notes(text: str, packed: Packed) -> list[str]:
-    """"注：《X》已于2024年7月1日废止[n]。" for each document the text cites whose repeal the context states."""
+def repeal_notes(text: str, packed: Packed, english: bool = False) -> list[str]:
+    """"注：《X》已于2024年7月1日废止[n]。" ("Note: X was repealed on 2024-07-01[n]." for an English reader) for each
+    document the text cites whose repeal the context states."""
     numbers = {c.chunk_id: c.n for c in packed.citations}
     cited = {int(n) for n in CITATION_MARK.findall(text)}
     notes = []
@@ -70,8 +71,13 @@ def repeal_notes(text: str, packed: Packed) -> list[str]:
         repealed = packed.repealed.get(citation.doc_id)
         if repealed is None or citation.n not in cited or repealed.chunk_id not in numbers:
             continue
-        when = f"已于{_cn_date(repealed.since)}" if repealed.since else "已"
-        note = f"注：《{repealed.title}》{when}废止[{numbers[repealed.chunk_id]}]。"
+        n = numbers[repealed.chunk_id]
+        if english:
+            when = f" on {repealed.since}" if repealed.since else ""
+            note = f" Note: {repealed.title} was repealed{when}[{n}]."
+        else:
+            when = f"已于{_cn_date(repealed.since)}" if repealed.since else "已"
+            note = f"注：《{repealed.title}》{when}废止[{n}]。"
         if note not in notes:
             notes.append(note)
     return notes
@@ -143,7 +149,9 @@ def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
     marks = [f"[{p.n}]" for p in pieces]
     # the best table's named row may be empty under the asked columns: then no line, not another table's (a
     # question about one province must not be answered from the next province's table)
-    return [f"{line}[{pieces[f.index].n}]。" for f in chosen if (line := f.line(marks))]
+    english = is_english(question)
+    stop = ". " if english else "。"
+    return [f"{line}[{pieces[f.index].n}]{stop}" for f in chosen if (line := f.line(marks, english))]
 
 
 def _where(breadcrumb: str) -> str:

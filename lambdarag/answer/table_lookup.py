@@ -216,35 +216,56 @@ def _cell_columns(table: ParsedTable, rows: Sequence[tuple[float, int, tuple[str
     return out
 
 
-def render(table: ParsedTable, match: TableMatch, where: str, marks: Sequence[str] = ()) -> str:
-    """One answer line without its own citation: "<where>中，<row>的<column>为<value>，…"; "" when the row holds
-    nothing under the asked columns.
+@dataclass(frozen=True)
+class _Words:
+    """How an answer line is written in one language."""
+
+    where: str  # "{where}" is the table's place
+    name_sep: str  # between a row's other name and its named cell
+    row: str  # "{name}" and "{cells}"
+    cell: str  # "{header}" and "{value}"
+    cells_sep: str
+    rows_sep: str
+    defined: str  # "{said}"
+
+
+_CHINESE = _Words("{where}中，", "、", "{name}的{cells}", "{header}为{value}", "，", "；", "（{said}）")
+_ENGLISH = _Words("In {where}, ", " / ", "{name}: {cells}", "{header} {value}", ", ", "; ", " ({said})")
+
+
+def render(table: ParsedTable, match: TableMatch, where: str, marks: Sequence[str] = (),
+           english: bool = False) -> str:
+    """One answer line without its own citation: "<where>中，<row>的<column>为<value>，…" ("In <where>, <row>:
+    <column> <value>, …" for an English reader); "" when the row holds nothing under the asked columns.
 
     A definition that linked the question to a column follows in brackets, with ``marks[text index]`` as its
     citation when given.
     """
+    words = _ENGLISH if english else _CHINESE
     parts = []
     label = label_column(table)
     for i, name in zip(match.rows, match.named, strict=False):
         row = table.rows[i]
         if match.columns and label < len(row) and row[label] and row[label] not in name:
-            name = f"{row[label]}、{name}" if name else row[label]  # the row's own name first
-        parts.append(_row_text(table, row, match.columns, name))
-    body = "；".join(p for p in parts if p)
+            name = f"{row[label]}{words.name_sep}{name}" if name else row[label]  # the row's own name first
+        parts.append(_row_text(table, row, match.columns, name, words))
+    body = words.rows_sep.join(p for p in parts if p)
     if match.defined:
         said = [f"{d}{marks[t] if t < len(marks) else ''}" for d, t in match.defined]
-        body += f"（{'；'.join(said)}）"
+        body += words.defined.format(said=words.rows_sep.join(said))
     if not body:  # the named row holds nothing under the asked columns: no line, rather than "<where>中，"
         return ""
-    return f"{where}中，{body}" if where else body
+    return words.where.format(where=where) + body if where else body
 
 
-def _row_text(table: ParsedTable, row: tuple[str, ...], columns: Sequence[int], name: str) -> str:
+def _row_text(table: ParsedTable, row: tuple[str, ...], columns: Sequence[int], name: str, words: _Words) -> str:
     shown = columns or [j for j in range(len(table.header)) if j < len(row) and row[j] and row[j] not in name]
-    cells = [f"{table.header[j]}为{row[j]}" for j in shown if j < len(row) and row[j] and j < len(table.header)]
+    cells = [words.cell.format(header=table.header[j], value=row[j])
+             for j in shown if j < len(row) and row[j] and j < len(table.header)]
     if not cells:
         return ""
-    return f"{name}的{'，'.join(cells)}" if name else "，".join(cells)
+    joined = words.cells_sep.join(cells)
+    return words.row.format(name=name, cells=joined) if name else joined
 
 
 @dataclass(frozen=True)
@@ -257,9 +278,9 @@ class Found:
     where: str
     score: float
 
-    def line(self, marks: Sequence[str] = ()) -> str:
+    def line(self, marks: Sequence[str] = (), english: bool = False) -> str:
         """The answer line (no citation of its own; ``marks`` cite the candidate texts definitions came from)."""
-        return render(self.table, self.match, self.where, marks)
+        return render(self.table, self.match, self.where, marks, english)
 
 
 def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts: Sequence[str] = ()) -> list[Found]:
