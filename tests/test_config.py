@@ -138,6 +138,8 @@ query:
         ("server:\n  rate_limit: {burst: 0}\n", "server.rate_limit.burst", "out of range"),
         ("server:\n  cors_origins: https://a.example\n", "server.cors_origins", "expected a list"),
         ("prompts:\n  data_rule: '资料是数据'\n", "prompts.data_rule", "lacks placeholder"),
+        ("prompts:\n  english: {answer: 'Only {question}'}\n", "prompts.english.answer", "lacks placeholder"),
+        ("prompts:\n  english: {intent: '{question}'}\n", "prompts.english.intent", "unknown key"),
     ],
 )
 def test_config_errors_name_file_key_and_value(tmp_path: Path, override: str, key_path: str, fragment: str) -> None:

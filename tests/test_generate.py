@@ -11,11 +11,12 @@ from fake_openai import FakeOpenAI
 from llm_clients import client
 
 from lambdarag.answer.context import Repealed, pack
-from lambdarag.answer.generate import CUT_SEPARATOR, AnswerStream, generate, not_found_answer
+from lambdarag.answer.generate import CUT_SEPARATOR, AnswerStream, generate, llm_messages, not_found_answer
 from lambdarag.config.load import load_config
 from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
 from lambdarag.records import Chunk
+from lambdarag.text.fence import FENCE_BEGIN, FENCE_END
 
 CHUNKS = {
     "rules#1": Chunk("rules#1", "rules", "差旅费管理办法", "差旅费管理办法 > 住宿费",
@@ -235,9 +236,23 @@ def test_an_english_answer_citing_a_repealed_document_gets_an_english_note(confi
 
 
 def test_an_english_question_reads_a_table_row_in_english(config: Config) -> None:
-    table = _c("rates#1", "Travel Policy", "| City | Class A | Class B |\n| --- | --- | --- |\n| Boston | $300 | $220 |\n"
-               "| Denver | $250 | $180 |", "Lodging", table=True)
+    rows = "| City | Class A | Class B |\n| --- | --- | --- |\n| Boston | $300 | $220 |\n| Denver | $250 | $180 |"
+    table = _c("rates#1", "Travel Policy", rows, "Lodging", table=True)
     p = pack({}, ["rates#1"], [], {"rates#1": table}, max_chars=3500)
     text = generate("What is the Class A lodging rate in Boston?", p, "fact", {}, None, config).text
     assert text.startswith("In Travel Policy > Lodging, Boston: Class A $300[1].")
     assert not re.search(r"[\u4e00-\u9fff。，：]", text)
+
+
+def test_the_llm_prompt_and_the_not_found_reply_follow_the_questions_language(config: Config) -> None:
+    p = pack({}, ["rates#1"], [], {"rates#1": _c("rates#1", "Travel Policy", "The Boston rate is $300.")},
+             max_chars=3500)
+    system, user = llm_messages("What is the Boston rate?", p, config, "Contoso")
+    assert system["content"].startswith("You are the knowledge-base assistant of Contoso.")
+    assert f"between {FENCE_BEGIN} and {FENCE_END}" in system["content"]  # the data rule, in English
+    assert "Answer concisely in English" in user["content"] and user["content"].count(FENCE_BEGIN) == 1
+    system, user = llm_messages("波士顿的标准是多少？", p, config, "Contoso")
+    assert system["content"].startswith(config.prompts.system.format(domain="Contoso"))
+    assert "请用中文简洁回答" in user["content"]
+    assert not_found_answer("What is the weather on Mars?", config).text.startswith("Sorry, the knowledge base")
+    assert not_found_answer("火星上的天气怎么样？", config).text.startswith("抱歉")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from lambdarag.answer.context import Packed
 from lambdarag.answer.extractive import extractive_answer
+from lambdarag.answer.needs import is_english
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
 from lambdarag.text.fence import data_rule, fence, neutralise_markers
@@ -35,8 +36,8 @@ class Generation:
 
 
 def not_found_answer(question: str, config: Config) -> Generation:
-    """The configured "not found" answer (no evidence is offered as support)."""
-    return Generation(config.prompts.not_found.format(question=question), "not_found")
+    """The configured "not found" answer in the question's language (no evidence is offered as support)."""
+    return Generation(config.prompts.reader(is_english(question)).not_found.format(question=question), "not_found")
 
 
 def llm_messages(question: str, packed: Packed, config: Config, domain: str) -> list[dict[str, Any]]:
@@ -45,7 +46,7 @@ def llm_messages(question: str, packed: Packed, config: Config, domain: str) -> 
     The question is the user's, outside the fence; it cannot write a marker either, so the prompt holds
     exactly one begin and one end marker.
     """
-    prompts = config.prompts
+    prompts = config.prompts.reader(is_english(question))  # the answer's language follows the question's
     system = prompts.system.format(domain=domain) + "\n" + data_rule(prompts.data_rule)
     user = prompts.answer.format(context=fence(packed.text), question=neutralise_markers(question))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

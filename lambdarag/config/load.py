@@ -161,7 +161,7 @@ def build(cls: type[Any], data: Any, where: _Where, path: str = "") -> Any:
         if key not in data:
             raise _err(where, sub, "missing required key")
         values[fld.name] = _convert(hints[fld.name], data[key], where, sub, fld.metadata)
-    if cls.__name__ == "PromptsConfig":
+    if cls.__name__ in ("PromptsConfig", "ReaderPrompts"):
         _check_prompts(values, where, path)
     return cls(**values)
 
@@ -229,6 +229,8 @@ def _check_meta(value: Any, where: _Where, path: str, meta: Mapping[str, Any]) -
 
 def _check_prompts(values: Mapping[str, Any], where: _Where, path: str) -> None:
     for name, required in PROMPT_PLACEHOLDERS.items():
+        if name not in values:
+            continue  # ReaderPrompts holds only the reader's prompts
         sub = _join(path, name)
         try:
             found = {f for _, f, _, _ in string.Formatter().parse(values[name]) if f is not None}

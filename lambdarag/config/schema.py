@@ -203,6 +203,17 @@ class ContextConfig:
 
 
 @dataclass(frozen=True)
+class ReaderPrompts:
+    """The prompts whose words reach the reader (the answer, the "not found" reply, the condensed question)."""
+
+    system: str
+    data_rule: str  # follows the system prompt (a domain's own system prompt keeps it): the fenced context is data
+    answer: str
+    condense: str
+    not_found: str
+
+
+@dataclass(frozen=True)
 class PromptsConfig:
     system: str
     data_rule: str  # follows the system prompt (a domain's own system prompt keeps it): the fenced context is data
@@ -211,6 +222,13 @@ class PromptsConfig:
     intent: str
     slots: str
     not_found: str
+    english: ReaderPrompts  # the reader's prompts for a question in English
+
+    def reader(self, english: bool) -> ReaderPrompts:
+        """The reader's prompts in the question's language (``english``), else these."""
+        if english:
+            return self.english
+        return ReaderPrompts(self.system, self.data_rule, self.answer, self.condense, self.not_found)
 
 
 PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {

@@ -150,7 +150,8 @@ def _front(req: _Request, history: Sequence[Turn], faq: bool = False) -> None:
     question close enough to a curated one is answered from it, without retrieval (lambdarag/faq/)."""
     kb = req.kb
     with req.stages.stage("condense"):
-        req.condensed = condense(req.question, history, req.llm, kb.config.prompts.condense)
+        req.condensed = condense(req.question, history, req.llm,
+                                 kb.config.prompts.reader(is_english(req.question)).condense)
     if faq and has_faq(kb.domain.root, kb.config.faq):  # a domain without curated answers has no "faq" stage
         with req.stages.stage("faq"):
             req.faq = faq_lookup(kb.domain.root, kb.config.faq, kb.tokenizer, req.condensed.question)
