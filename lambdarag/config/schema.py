@@ -214,21 +214,16 @@ class ReaderPrompts:
 
 
 @dataclass(frozen=True)
-class PromptsConfig:
-    system: str
-    data_rule: str  # follows the system prompt (a domain's own system prompt keeps it): the fenced context is data
-    answer: str
-    condense: str
+class PromptsConfig(ReaderPrompts):
+    """The reader's prompts (for a question in Chinese), the ones for English, and the JSON-producing prompts."""
+
     intent: str
     slots: str
-    not_found: str
     english: ReaderPrompts  # the reader's prompts for a question in English
 
     def reader(self, english: bool) -> ReaderPrompts:
-        """The reader's prompts in the question's language (``english``), else these."""
-        if english:
-            return self.english
-        return ReaderPrompts(self.system, self.data_rule, self.answer, self.condense, self.not_found)
+        """The reader's prompts in the question's language (``english``)."""
+        return self.english if english else self
 
 
 PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
