@@ -256,3 +256,14 @@ def test_the_llm_prompt_and_the_not_found_reply_follow_the_questions_language(co
     assert "请用中文简洁回答" in user["content"]
     assert not_found_answer("What is the weather on Mars?", config).text.startswith("Sorry, the knowledge base")
     assert not_found_answer("火星上的天气怎么样？", config).text.startswith("抱歉")
+
+
+def test_a_list_question_reads_the_items_of_one_chunk_beyond_two_sentences(config: Config) -> None:
+    text = ("毕业生可以从事以下工作。前台金融工程师，与交易员合作开发金融投资模型。量化投资研究员，尝试新的投资模型。"
+            "量化程序员，建设各类金融信息系统。统计套利工程师，在数据中寻找资产定价偏差。")
+    p = pack({}, ["jobs#1"], [], {"jobs#1": _c("jobs#1", "金融工程专业介绍", text)}, max_chars=3500)
+    answer = generate("金融工程专业毕业生有哪些就业方向？", p, "synthesis", {}, None, config).text
+    for job in ("前台金融工程师", "量化投资研究员", "量化程序员", "统计套利工程师"):
+        assert job in answer, answer
+    one = generate("金融工程专业毕业生从事量化投资研究员工作吗？", p, "fact", {}, None, config).text
+    assert "统计套利工程师" not in one  # not a list question: at most two sentences of one chunk

@@ -31,6 +31,7 @@ TOP_CHUNK_FLOOR = 0.5  # the top chunk's best sentence leads when it scores this
 BROAD_INTENTS = frozenset({"synthesis", "compare"})
 BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
 BROAD_FLOOR = 0.4
+LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one chunk: read up to five of them
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
@@ -118,12 +119,15 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     """The evidence sentences that answer best, in answer order, from the question's ``scored_sentences``.
 
     The top fused chunk's best sentence comes first when it matches reasonably: fusion is the consensus
-    of every channel, one sentence's keyword count is not. Broad intents take more sentences from more chunks.
+    of every channel, one sentence's keyword count is not. Broad intents take more sentences from more chunks, a
+    list question more sentences of one chunk.
     """
     if not scored:
         return []
     best = max(s.score for s in scored)
     most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
+    if question_need(question).kind == "list":  # "有哪些…", "which…": the items, however many of one chunk
+        most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])
     most = most if limit is None else limit
     floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
     top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=lambda s: -s.score)[:1]
