@@ -17,6 +17,7 @@ from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
 from lambdarag.records import Chunk
 from lambdarag.text.fence import FENCE_BEGIN, FENCE_END
+from lambdarag.text.tokenizer import Tokenizer
 
 CHUNKS = {
     "rules#1": Chunk("rules#1", "rules", "差旅费管理办法", "差旅费管理办法 > 住宿费",
@@ -267,3 +268,12 @@ def test_a_list_question_reads_the_items_of_one_chunk_beyond_two_sentences(confi
         assert job in answer, answer
     one = generate("金融工程专业毕业生从事量化投资研究员工作吗？", p, "fact", {}, None, config).text
     assert "统计套利工程师" not in one  # not a list question: at most two sentences of one chunk
+
+
+def test_sentences_tied_by_the_page_heading_are_ranked_by_the_words_they_echo(config: Config) -> None:
+    text = ("青檀是榆科青檀属的落叶乔木。青檀多生于石灰岩山地。青檀的树皮纤维被用于制造宣纸。"
+            "青檀的木材坚硬细致。")  # every sentence names the subject, none says 用途
+    p = pack({}, ["tree#1"], [], {"tree#1": _c("tree#1", "青檀", text)}, max_chars=3500)
+    question = "青檀有什么用途？"
+    answer = generate(question, p, "fact", {}, None, config, keywords=Tokenizer().keywords(question)).text
+    assert answer.startswith("青檀的树皮纤维被用于制造宣纸[1]。"), answer  # 用途 ~ 用于: it leads the tie

@@ -21,6 +21,7 @@ from lambdarag.answer.sentences import (
     best_sentences,
     doc_of,
     evidence_pieces,
+    ranking_key,
     scored_sentences,
     split_piece,
 )
@@ -53,7 +54,7 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 
 def _yes_no(scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
-    best = max(scored, key=lambda s: s.score, default=None)
+    best = max(scored, key=ranking_key, default=None)
     if best is None or best.score < YES_NO_SUPPORT:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
@@ -128,7 +129,7 @@ def _better_elsewhere(scored: Sequence[Scored], slots: dict[str, Any]) -> list[s
     slot_docs = {doc_of(cid) for cid in slot_sources(slots).values()}
     if not scored or not slot_docs:
         return []
-    best = max(scored, key=lambda s: s.score)
+    best = max(scored, key=ranking_key)
     theirs = max((s.score for s in scored if s.doc_id in slot_docs), default=0.0)
     return [best.cited()] if best.doc_id not in slot_docs and best.score > theirs else []
 
@@ -165,7 +166,7 @@ def _top_chunk_sentence(scored: Sequence[Scored], text: str) -> list[str]:
     top = [s for s in scored if s.rank == 0]
     if not top or f"[{top[0].n}]" in text:
         return []
-    best: Scored = max(top, key=lambda s: s.score)
+    best: Scored = max(top, key=ranking_key)
     return [best.cited()] if best.score >= SLOT_EXTRA_MIN else []
 
 

@@ -60,6 +60,7 @@ _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
 _FROM_TO = re.compile(r"从(.{1,12}?)到(.{1,12}?)(?:的|全过程|整个|整体|过程|$)")
@@ -81,6 +82,9 @@ class Scored:
     doc_id: str = ""
     context: str = field(default="", compare=False)  # breadcrumb and matched text, for the question's parts
     also: tuple[int, ...] = field(default=(), compare=False)  # other chunks saying the same
+    # breaks ties of score: the share of the question's keyword characters that the chunk's heading does not hold
+    # and the sentence itself does (用途 ~ 用于, 发源 ~ 起源, 排第几 ~ 排行第三)
+    echo: float = field(default=0.0, compare=False)
 
     def cited(self) -> str:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
@@ -95,6 +99,12 @@ class Unit:
     shown: str
     matched: str
     table: bool = False  # a table's content (a row, or the whole table): data, never a caption or heading
+
+
+def ranking_key(item: Scored) -> tuple[float, float]:
+    """How candidate sentences rank: by score, an exact tie by how much of the question's own words the sentence
+    echoes (a tie is common where every sentence of a page matches the question through the page's heading)."""
+    return item.score, item.echo
 
 
 def doc_of(chunk_id: str | None) -> str:
@@ -130,13 +140,14 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
         most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])
     most = most if limit is None else limit
     floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
-    top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=lambda s: -s.score)[:1]
+    top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=ranking_key,
+                 reverse=True)[:1]
     if intent == "compare":  # one sentence per side first: the best of each of the two best documents
         top = _sides(scored)
     parts = _per_part(question_parts(question), scored) if limit is None else []
     picked: list[Scored] = list(dict.fromkeys(parts))  # each part of the question gets its sentence first
     most = max(most, len(picked))
-    for item in [*top, *sorted(scored, key=lambda s: -s.score)]:
+    for item in [*top, *sorted(scored, key=ranking_key, reverse=True)]:
         same_chunk = sum(1 for p in picked if p.n == item.n)
         if item.score < floor or len(picked) >= most or same_chunk >= per_chunk or item in picked:
             continue
@@ -213,7 +224,7 @@ def _per_part(parts: Sequence[str], scored: Sequence[Scored]) -> list[Scored]:
 def _sides(scored: Sequence[Scored]) -> list[Scored]:
     """The best sentence of each of the two documents with the best sentences (a comparison's two sides)."""
     best: dict[str, Scored] = {}
-    for item in sorted(scored, key=lambda s: -s.score):
+    for item in sorted(scored, key=ranking_key, reverse=True):
         best.setdefault(item.doc_id, item)
     return list(best.values())[:2]
 
@@ -233,6 +244,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         head, body = split_piece(piece)
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
+        unsaid = _unsaid_characters(keywords, head)
         for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind)):
             if unit.shown in seen:
                 continue
@@ -249,12 +261,22 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
-            out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched))
+            out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
+                              echo=_echo(unsaid, unit.shown)))
     if as_of is None:
         return out
     years = years_in_turn([s.sentence for s in out], [s.n for s in out])
     adjusted = as_of_scores(years, [s.score for s in out], as_of)
     return [dataclasses.replace(s, score=score) for s, score in zip(out, adjusted, strict=True)]
+
+
+def _unsaid_characters(keywords: Sequence[str], head: str) -> frozenset[str]:
+    """The CJK characters of the question's keywords that a chunk's heading does not already say."""
+    return frozenset(c for word in keywords for c in word if _CJK_CHAR.match(c) and c not in head)
+
+
+def _echo(characters: frozenset[str], sentence: str) -> float:
+    return sum(1 for c in characters if c in sentence) / len(characters) if characters else 0.0
 
 
 def asked_measure(question: str) -> str:
