@@ -11,6 +11,7 @@ import pytest
 
 from lambdarag.build.steps import build_domain
 from lambdarag.cli import main
+from lambdarag.commands.ask import render
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.feedback.log import MISSING_LOG, QUERY_LOG
 from lambdarag.options import PipelineOptions
@@ -225,3 +226,6 @@ def test_an_english_question_reads_english_locators_and_a_chinese_one_the_stored
     assert "(pp. 1-3)" in english.context and "第1-3页" not in english.context
     chinese = answer(kb, "Contoso 2023财年的净销售额是多少？", options=PipelineOptions(log=False))
     assert any(c.locator == "第1-3页" for c in chinese.citations) and "（第1-3页）" in chinese.context
+    shown = render(english)  # the CLI's labels follow the question too
+    assert "Sources:" in shown and "pp. 1-3" in shown and "Intent: " in shown and "来源" not in shown
+    assert "来源：" in render(chinese) and "意图：" in render(chinese)

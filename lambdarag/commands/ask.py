@@ -7,6 +7,7 @@ import json
 from datetime import date
 from typing import Any
 
+from lambdarag.answer.needs import is_english
 from lambdarag.commands.domains import add_domain_args
 from lambdarag.errors import InputError
 from lambdarag.pipeline.result import Result
@@ -52,14 +53,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0 if result.found else 1
 
 
+_LABELS = {False: ("来源：", "｜", "意图：{intent}（{score:.1f}）  相关度：{relevance}  请求：{request}"),
+           True: ("Sources:", " | ", "Intent: {intent} ({score:.1f})  relevance: {relevance}  request: {request}")}
+
+
 def render(result: Result) -> str:
-    """The answer, its numbered sources and the intent, for a terminal."""
+    """The answer, its numbered sources and the intent, for a terminal, labelled in the question's language."""
+    sources, bar, footer = _LABELS[is_english(result.question)]
     lines = [result.answer, ""]
     if result.citations:
-        lines.append("来源：")
+        lines.append(sources)
         for c in result.citations:
             where = " · ".join(x for x in (c.breadcrumb or c.title, c.locator) if x)
-            lines.append(f"  [{c.n}] {c.title}｜{where}" if c.title and c.title not in where else f"  [{c.n}] {where}")
+            named = c.title and c.title not in where
+            lines.append(f"  [{c.n}] {c.title}{bar}{where}" if named else f"  [{c.n}] {where}")
     score = result.intent_scores.get(result.intent, 0.0)
-    lines.append(f"意图：{result.intent}（{score:.1f}）  相关度：{result.relevance}  请求：{result.request_id}")
+    lines.append(footer.format(intent=result.intent, score=score, relevance=result.relevance,
+                               request=result.request_id))
     return "\n".join(lines)
