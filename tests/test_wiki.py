@@ -316,8 +316,8 @@ def test_the_page_format_reads_back_what_it_writes() -> None:
 
 
 def test_a_page_excerpt_is_its_summary_and_facts_or_nothing_when_a_generated_page_has_neither() -> None:
-    empty = page_format.render_body("Amcor plc", ("amcor",), "", [], [("related", "[[Amcor Limited]]")],
-                                    ("AMCOR_2023_10K#0000", "AMCOR_2023_10K#0849"))
+    empty = page_format.render_body("Contoso plc", ("contoso",), "", [], [("related", "[[Contoso Limited]]")],
+                                    ("CONTOSO_2023_10K#0000", "CONTOSO_2023_10K#0849"))
     assert page_format.excerpt(empty, 600) == ""  # no aliases, （无） placeholders or source ids in the context
     by_hand = "# 报销须知\n\n差旅费报销须在出差结束后30天内提交。\n"  # a hand-written page without sections
     assert page_format.excerpt(by_hand, 600) == "差旅费报销须在出差结束后30天内提交。"
