@@ -260,14 +260,14 @@ def test_the_llm_prompt_and_the_not_found_reply_follow_the_questions_language(co
 
 
 def test_a_list_question_reads_the_items_of_one_chunk_beyond_two_sentences(config: Config) -> None:
-    text = ("毕业生可以从事以下工作。前台金融工程师，与交易员合作开发金融投资模型。量化投资研究员，尝试新的投资模型。"
-            "量化程序员，建设各类金融信息系统。统计套利工程师，在数据中寻找资产定价偏差。")
-    p = pack({}, ["jobs#1"], [], {"jobs#1": _c("jobs#1", "金融工程专业介绍", text)}, max_chars=3500)
-    answer = generate("金融工程专业毕业生有哪些就业方向？", p, "synthesis", {}, None, config).text
-    for job in ("前台金融工程师", "量化投资研究员", "量化程序员", "统计套利工程师"):
-        assert job in answer, answer
-    one = generate("金融工程专业毕业生从事量化投资研究员工作吗？", p, "fact", {}, None, config).text
-    assert "统计套利工程师" not in one  # not a list question: at most two sentences of one chunk
+    text = ("图书馆为读者提供以下服务。馆际互借服务为读者从外馆借书。文献传递服务为读者提供论文全文。"
+            "参考咨询服务为读者解答检索问题。科技查新服务为读者出具查新报告。")
+    p = pack({}, ["lib#1"], [], {"lib#1": _c("lib#1", "图书馆服务介绍", text)}, max_chars=3500)
+    answer = generate("图书馆有哪些服务？", p, "synthesis", {}, None, config).text
+    for service in ("馆际互借", "文献传递", "参考咨询", "科技查新"):
+        assert service in answer, answer
+    one = generate("图书馆为读者提供文献传递吗？", p, "fact", {}, None, config).text
+    assert "科技查新" not in one  # not a list question: at most two sentences of one chunk
 
 
 def test_sentences_tied_by_the_page_heading_are_ranked_by_the_words_they_echo(config: Config) -> None:
