@@ -60,7 +60,6 @@ _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _SUB_QUESTION = re.compile(r"[？?]")
 _ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
 _FROM_TO = re.compile(r"从(.{1,12}?)到(.{1,12}?)(?:的|全过程|整个|整体|过程|$)")
@@ -272,7 +271,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
 
 def _unsaid_characters(keywords: Sequence[str], head: str) -> frozenset[str]:
     """The CJK characters of the question's keywords that a chunk's heading does not already say."""
-    return frozenset(c for word in keywords for c in word if _CJK_CHAR.match(c) and c not in head)
+    return frozenset(c for word in keywords for c in word if has_cjk(c) and c not in head)
 
 
 def _echo(characters: frozenset[str], sentence: str) -> float:
