@@ -10,7 +10,7 @@ import pytest
 from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plain_length, shorten, yes_no_lead
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
-from lambdarag.answer.needs import Need, evidence_bonus, is_english, question_need
+from lambdarag.answer.needs import Need, asked_role, evidence_bonus, is_english, next_to, question_need
 from lambdarag.answer.sentences import cut_by_window
 from lambdarag.answer.table_text import grams
 from lambdarag.records import Chunk
@@ -190,6 +190,33 @@ def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_nam
     }
     p = pack({}, ["org#1"], [], chunks, max_chars=3500)
     assert "王建国" in first_sentence(extractive_answer("财务处处长是谁？", p, "person", {}, ["财务处", "处长"]))
+
+
+@pytest.mark.parametrize(("question", "role"), [
+    ("图书馆的馆长是谁？", "馆长"),
+    ("谁是这部小说的作者？", "作者"),
+    ("该协会是由谁发起的？", ""),  # names no role: any name answers
+    ("Who is the chief financial officer of the company?", "chief financial officer"),
+    ("Who signed the annual report?", ""),
+])
+def test_the_role_a_who_question_asks_to_fill(question: str, role: str) -> None:
+    assert asked_role(question) == role
+
+
+def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:
+    question = "图书馆的馆长是谁？"
+    need = question_need(question)
+    beside = evidence_bonus(need, "开幕式由图书馆馆长陈晓东主持。", question)
+    elsewhere = evidence_bonus(need, "图书馆馆长出席了开幕式，读者代表张海峰发言。", question)
+    assert beside > elsewhere > 0
+    assert next_to("陈晓东馆长致辞", "馆长", "陈晓东")
+    assert not next_to("馆长致辞后，读者代表陈晓东发言", "馆长", "陈晓东")
+    chunks = {
+        "lib#1": Chunk("lib#1", "lib", "图书馆新闻", "图书馆新闻", "图书馆馆长出席了图书馆的读书节开幕式，"
+                       "读者代表张海峰在图书馆发言。本届读书节由图书馆馆长陈晓东主持。"),
+    }
+    p = pack({}, ["lib#1"], [], chunks, max_chars=3500)
+    assert "陈晓东" in first_sentence(extractive_answer(question, p, "person", {}, ["图书馆", "馆长"]))
 
 
 def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:

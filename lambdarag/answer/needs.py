@@ -7,6 +7,7 @@ domain's vocabulary. A question's language decides the answer's labels (中文 o
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -14,10 +15,13 @@ from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.graph.english import english_entities
 from lambdarag.text.people import person_names
+from lambdarag.text.tokenizer import has_cjk, words
 
 NEED_KINDS = ("yesno", "materials", "contact", "person", "place", "date", "amount", "conditions", "reason",
               "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
+ROLE_BONUS = 0.3  # and a "who" answer more when it names someone next to the role asked about ("院长杨某")
+ROLE_GAP = 3  # characters at most between the role and the name ("院长、教授某某", "某某院长")
 
 _CUES: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS, *cues.MATERIALS_EN, flags=re.IGNORECASE),
@@ -55,6 +59,10 @@ _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" cho
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能"}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_ROLE_BEFORE = re.compile(cues.ROLE_BEFORE)
+_ROLE_AFTER = re.compile(cues.ROLE_AFTER)
+_ROLE_EN = cue_pattern(*cues.ROLE_EN, flags=re.IGNORECASE)
+_ROLE_TRIM = "的之？?。 "
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -115,7 +123,11 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "") -> float:
     """NEED_BONUS when ``sentence`` carries what ``need`` asks for (a place, a reason, a phone number, someone the
     question ``asked`` does not name itself…), else 0."""
     if need.kind == "person":
-        return NEED_BONUS if any(name not in asked for name in named_people(sentence)) else 0.0
+        names = [name for name in named_people(sentence) if name not in asked]
+        if not names:
+            return 0.0
+        role = asked_role(asked)
+        return NEED_BONUS + (ROLE_BONUS if role and any(next_to(sentence, role, n) for n in names) else 0.0)
     pattern = _EVIDENCE.get(need.kind)
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
 
@@ -124,3 +136,28 @@ def named_people(sentence: str) -> list[str]:
     """The people a sentence names: tagged Chinese names, and English ones next to a role or title."""
     english = [e.name for e in english_entities(sentence) if e.kind == "person"]
     return [*person_names(sentence), *english]
+
+
+@functools.lru_cache(maxsize=1024)
+def asked_role(question: str) -> str:
+    """The role a "who" question asks to fill: 院长 in "X的院长是谁", 开拓者 in "谁是X的开拓者", "CEO" in "Who is the
+    CEO of X"; "" when it names none ("X是由谁成立的")."""
+    if m := _ROLE_EN.search(question):
+        return m.group(1)
+    if m := _ROLE_BEFORE.search(question):
+        part = question[: m.start()]
+    elif m := _ROLE_AFTER.search(question):
+        part = question[m.end():]
+    else:
+        return ""
+    cut = [w for w in words(part.strip(_ROLE_TRIM)) if w.strip(_ROLE_TRIM)]
+    role = cut[-1] if cut else ""
+    return role if len(role) >= 2 and has_cjk(role) else ""
+
+
+def next_to(sentence: str, role: str, name: str) -> bool:
+    """Whether ``name`` stands within ROLE_GAP characters of ``role`` in ``sentence``, on either side."""
+    roles = [m.span() for m in re.finditer(re.escape(role), sentence, re.IGNORECASE)]
+    names = [m.span() for m in re.finditer(re.escape(name), sentence)]
+    return any(0 <= max(n_start - r_end, r_start - n_end) <= ROLE_GAP
+               for r_start, r_end in roles for n_start, n_end in names)
