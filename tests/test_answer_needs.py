@@ -14,6 +14,7 @@ from lambdarag.answer.needs import Need, asked_role, evidence_bonus, is_english,
 from lambdarag.answer.sentences import cut_by_window
 from lambdarag.answer.table_text import grams
 from lambdarag.records import Chunk
+from lambdarag.text.dates import mentions_date
 
 CHUNKS = {
     "travel#1": Chunk("travel#1", "travel", "出差报销指南", "出差报销指南 > 办理",
@@ -217,6 +218,32 @@ def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:
     }
     p = pack({}, ["lib#1"], [], chunks, max_chars=3500)
     assert "陈晓东" in first_sentence(extractive_answer(question, p, "person", {}, ["图书馆", "馆长"]))
+
+
+@pytest.mark.parametrize(("text", "dated"), [
+    ("报名：即日起至3月8日，逾期不再受理。", True),
+    ("材料须于十月九日前寄出。", True),
+    ("Applications close on March 8.", True),
+    ("Payment is due by the 8th of March.", True),
+    ("更新时间：2021-01-20", True),
+    ("本次活动共有12位同学参加。", False),
+    ("May we submit it twice?", False),
+])
+def test_a_date_is_seen_without_its_year(text: str, dated: bool) -> None:
+    assert mentions_date(text) is dated
+
+
+def test_a_when_question_is_answered_by_a_deadline_written_without_its_year() -> None:
+    chunks = {
+        "notice#1": Chunk("notice#1", "notice", "某学会2021年征文通知", "某学会2021年征文通知",
+                          "某学会2021年征文通知 · 2021-01-20\n"
+                          "征文须使用《某学会2021年征文报名表》填写作者信息。\n"
+                          "投稿：即日起至3月8日，请通过电子邮箱提交全文。"),
+    }
+    p = pack({}, ["notice#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("某学会2021年征文的投稿截止日期是什么时候？", p, "temporal", {},
+                               ["某学会", "2021年", "征文", "投稿", "截止", "日期"])
+    assert "3月8日" in first_sentence(answer), answer
 
 
 def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:

@@ -22,7 +22,7 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, unwrapped_lines
 from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
-from lambdarag.text.dates import find_dates
+from lambdarag.text.dates import mentions_date
 from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_sentences
 
 MAX_SENTENCES = 3
@@ -250,7 +250,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown, question)
-            if wants_date and find_dates(unit.shown):
+            if wants_date and mentions_date(unit.shown):  # a deadline is often written without its year
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
                 score += VALUE_BONUS  # an overview is made of the figures too

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.table_text import ParsedTable, grams, label_column, number, parse_table, question_grams
-from lambdarag.text.dates import find_dates
+from lambdarag.text.dates import mentions_date
 from lambdarag.text.tokenizer import normalize
 
 MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); more is a list, not an answer
@@ -38,7 +38,7 @@ _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
 VALUE_QUESTION = cue_pattern(*cues.VALUE)
 DATE_WORDS = cue_pattern(*cues.DATE, *cues.DATE_EN, flags=re.IGNORECASE)
 AMOUNT_WORDS = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_TABLE, *cues.AMOUNT_EN, flags=re.IGNORECASE)
-_DAY = re.compile(r"\d{1,2}月\d{1,2}日|\d{1,2}日前|次月|次年")
+_RELATIVE_DAY = re.compile(r"\d{1,2}日前|次月|次年")  # a day a "when" cell names without a date
 CAPTION_WEIGHT = 0.5  # a word the question shares with the table's caption or breadcrumb
 RANK_PENALTY = 0.05  # per evidence position: fusion's order breaks near ties
 
@@ -329,7 +329,7 @@ def _holds_asked_kind(table: ParsedTable, match: TableMatch, question: str) -> b
     """A "when" question needs a date among the shown cells, a "how much" question a number."""
     shown = render(table, match, "")
     if DATE_WORDS.search(question):
-        return bool(find_dates(shown)) or bool(_DAY.search(shown))
+        return mentions_date(shown) or bool(_RELATIVE_DAY.search(shown))
     if AMOUNT_WORDS.search(question):
         return bool(re.search(r"\d", shown))
     return True

@@ -47,6 +47,10 @@ _EN_MONTH_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{4}})(?!\d)", re.IGNORECASE)
 _EN_FISCAL_YEAR = re.compile(r"(?:\bfy\s?|\bfiscal\s+(?:year\s+)?|\bq[1-4]\s+)(\d{4})(?!\d)|(?<!\d)(\d{4})\s?q[1-4]\b",
                              re.IGNORECASE)
 _LATIN = re.compile(r"[A-Za-z]")
+# a day of a month without its year, as notices of one year write deadlines: 2月5日, 三月一日, March 5, 5th of March
+_CN_MONTH_DAY = re.compile(rf"(?<!\d)\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|{_CN_SMALL}月{_CN_SMALL}[日号]")
+_EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+                           rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
 # a year naming a title's edition: 2023, 2023年, 2023年度, 2023学年 (not a range 2022-2023, not part of a number,
 # not 第2018号); a title with a 文号 (江大财〔2021〕5号) or with two years names no single edition
@@ -61,6 +65,11 @@ _FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789"
 def years_of(dates: Iterable[str]) -> list[int]:
     """The years of normalised dates ("2023", "2023-03", "2023-03-01"), sorted, each once; "" and others skipped."""
     return sorted({int(d[:4]) for d in dates if d[:4].isdigit()})
+
+
+def mentions_date(text: str) -> bool:
+    """Whether ``text`` names a date: one ``find_dates`` reads, or a day of a month without its year."""
+    return bool(_CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text) or find_dates(text))
 
 
 def find_dates(text: str) -> tuple[str, ...]:
