@@ -287,6 +287,31 @@ def test_slot_lines_without_a_core_aspect_leave_the_answer_to_the_sentences() ->
     assert where.startswith("办理地点：档案室[1]。")
 
 
+@pytest.mark.parametrize(("text", "amount"), [
+    ("水深0至12公尺。", True),
+    ("全长36.8公里，设车站26座。", True),
+    ("成鱼重约3公斤。", True),
+    ("Revenue grew to $4.2 billion.", True),
+    ("The rate fell by 3 percent.", True),
+    ("It opened in 2016.", False),
+    ("编号L5。", False),
+])
+def test_an_amount_is_a_figure_with_its_unit(text: str, amount: bool) -> None:
+    from lambdarag.answer.sentences import AMOUNT
+
+    assert bool(AMOUNT.search(text)) is amount
+
+
+def test_a_how_much_question_is_answered_by_a_figure_in_a_unit_of_measure() -> None:
+    chunks = {
+        "lake#1": Chunk("lake#1", "lake", "某湖", "某湖", "某湖水深较浅的区域位于东岸，适合游泳。"
+                        "某湖水深最大处约42米。"),
+    }
+    p = pack({}, ["lake#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("某湖的水深是多少？", p, "fact", {}, ["某湖", "水深"])
+    assert "42米" in first_sentence(answer), answer
+
+
 def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -> None:
     from lambdarag.answer.sentences import asked_measure, counted_in
 
