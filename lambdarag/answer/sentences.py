@@ -53,7 +53,8 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"|米|公尺|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|克|斤|岁|秒|周|℃)"
                     r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)"
                     # English: a currency before the figure, a scale or unit after it ("$1.2 billion", "12 percent")
-                    r"|[$€£¥]\s?\d|\d[\d,.]*\s*(?:percent|million|billion|thousand|bps|basis points|km|miles?|kg|tons?)\b",
+                    r"|[$€£¥]\s?\d"
+                    r"|\d[\d,.]*\s*(?:percent|million|billion|thousand|bps|basis points|km|miles?|kg|tons?)\b",
                     re.IGNORECASE)
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
