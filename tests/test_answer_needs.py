@@ -312,6 +312,14 @@ def test_a_how_much_question_is_answered_by_a_figure_in_a_unit_of_measure() -> N
     assert "42米" in first_sentence(answer), answer
 
 
+def test_a_clause_opening_with_yin_states_a_reason() -> None:
+    need = question_need("他号“白石翁”的原因是什么？")
+    assert evidence_bonus(need, "他字子石，因须发早白，又号白石翁。") > 0
+    assert evidence_bonus(need, "他字子石，又号白石翁。") == 0
+    assert evidence_bonus(need, "此书因此流传甚广。") > 0  # 因此 was a mark already
+    assert evidence_bonus(need, "这是一项基因研究。") == 0  # 因 inside a word states nothing
+
+
 def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -> None:
     from lambdarag.answer.sentences import asked_measure, counted_in
 
