@@ -83,7 +83,9 @@ DEFINITION = ("是什么意思", "什么意思", "的意思", "含义", "定义"
 DEFINITION_EN = (r"\bwhat is meant by\b", r"\bdefin", r"\bwhat does .+ mean\b")
 
 # What a sentence that meets the need carries (answer/needs.py: evidence_bonus)
-REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导致", "为了", "缘于", "得名", r"(?:^|[，,；;])因(?![此而素])", "because", "due to",
+REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导致", "为了", "缘于", "得名",
+                r"(?:^|[，,；;])因(?![此而素])",  # a clause opening with 因 ("，因须发早白，又号…")
+                "because", "due to",
                 "as a result", "driven by", "primarily", "owing to")
 DEFINITION_MARKS = ("是指", "指的是", "定义为", "意为", "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to",
                     "is defined as", "means", "is a", "is the")
