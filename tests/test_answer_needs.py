@@ -193,6 +193,19 @@ def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_nam
     assert "王建国" in first_sentence(extractive_answer("财务处处长是谁？", p, "person", {}, ["财务处", "处长"]))
 
 
+def test_a_who_question_is_not_answered_by_a_phone_number_alone() -> None:
+    chunks = {
+        "org#1": Chunk("org#1", "org", "某中心简介", "某中心简介", "咨询电话：13800001111。某中心主任由陈晓东担任。"),
+    }
+    p = pack({}, ["org#1"], [], chunks, max_chars=3500)
+    phone_only = {"phone": "13800001111", "mention": "13800001111",
+                  "sources": {"phone": "org#1", "mention": "org#1"}}
+    answer = extractive_answer("某中心主任是谁？", p, "person", phone_only, ["某中心", "主任"])
+    assert "陈晓东" in first_sentence(answer), answer
+    asked = extractive_answer("某中心的咨询电话是多少？", p, "person", phone_only, ["某中心", "咨询", "电话"])
+    assert asked.startswith("13800001111"), asked  # a contact question is
+
+
 @pytest.mark.parametrize(("question", "role"), [
     ("图书馆的馆长是谁？", "馆长"),
     ("谁是这部小说的作者？", "作者"),

@@ -201,8 +201,8 @@ def _words(need: Need) -> dict[str, str]:
 def _person(slots: dict[str, Any], mark: Callable[[str], str], need: Need) -> list[tuple[str, str]]:
     w = _words(need)
     name = slots.get("name", "")
-    if not name and not slots.get("phone") and not slots.get("email"):
-        return []
+    if not name and (need.kind == "person" or not (slots.get("phone") or slots.get("email"))):
+        return []  # a "who" question is not answered by a phone number without its person
     who = f"{slots.get('department', '')}{slots.get('title', '')}{name}" or w["who"]
     if slots.get("mention") and not slots.get("department"):
         return [("contact", f"{slots['mention']}{mark('mention')}{w['stop']}")]
