@@ -325,6 +325,13 @@ def test_a_how_much_question_is_answered_by_a_figure_in_a_unit_of_measure() -> N
     assert "42米" in first_sentence(answer), answer
 
 
+def test_a_where_from_question_is_answered_by_a_birthplace() -> None:
+    need = question_need("张某的出生地是哪里？")
+    assert evidence_bonus(need, "张某（1901年－1980年），生于江城，是一位画家。") > 0
+    assert evidence_bonus(need, "张某祖籍江城。") > 0
+    assert evidence_bonus(need, "每名学生于入学时编入一个学社。") == 0  # 学生于… says no place
+
+
 def test_a_clause_opening_with_yin_states_a_reason() -> None:
     need = question_need("他号“白石翁”的原因是什么？")
     assert evidence_bonus(need, "他字子石，因须发早白，又号白石翁。") > 0
