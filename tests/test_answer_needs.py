@@ -332,6 +332,18 @@ def test_a_where_from_question_is_answered_by_a_birthplace() -> None:
     assert evidence_bonus(need, "每名学生于入学时编入一个学社。") == 0  # 学生于… says no place
 
 
+def test_a_sentence_echoing_the_questions_predicate_outscores_one_that_only_shares_its_subject() -> None:
+    from lambdarag.answer.sentences import scored_sentences
+
+    chunks = {
+        "bird#1": Chunk("bird#1", "bird", "某鸟", "某鸟", "某鸟主要分布在北岛的中部。某鸟主要猎食蝉和蜘蛛。"),
+    }
+    p = pack({}, ["bird#1"], [], chunks, max_chars=3500)
+    keywords = ["某鸟", "主要", "食物"]
+    scored = {s.sentence: s.score for s in scored_sentences("某鸟主要的食物是什么？", p.pieces, keywords, "fact")}
+    assert scored["某鸟主要猎食蝉和蜘蛛。"] > scored["某鸟主要分布在北岛的中部。"], scored
+
+
 def test_a_clause_opening_with_yin_states_a_reason() -> None:
     need = question_need("他号“白石翁”的原因是什么？")
     assert evidence_bonus(need, "他字子石，因须发早白，又号白石翁。") > 0

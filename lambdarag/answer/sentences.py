@@ -38,6 +38,10 @@ CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chun
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
+# score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
+# every sentence of a page matches the question's subject through its heading, the answer also echoes its predicate
+# (食物 ~ 猎食, 病因 ~ 起因于)
+ECHO_WEIGHT = 0.1
 LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a list rather than answering
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
@@ -86,8 +90,8 @@ class Scored:
     doc_id: str = ""
     context: str = field(default="", compare=False)  # breadcrumb and matched text, for the question's parts
     also: tuple[int, ...] = field(default=(), compare=False)  # other chunks saying the same
-    # breaks ties of score: the share of the question's keyword characters that the chunk's heading does not hold
-    # and the sentence itself does (用途 ~ 用于, 发源 ~ 起源, 排第几 ~ 排行第三)
+    # the share of the question's keyword characters that the chunk's heading does not hold and the sentence itself
+    # does (用途 ~ 用于, 发源 ~ 起源, 排第几 ~ 排行第三): counts in the score (ECHO_WEIGHT) and breaks exact ties
     echo: float = field(default=0.0, compare=False)
 
     def cited(self) -> str:
@@ -254,7 +258,9 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 continue
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
+            echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown, question)
+            score += ECHO_WEIGHT * echo
             if wants_date and mentions_date(unit.shown):  # a deadline is often written without its year
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
@@ -266,7 +272,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=_echo(unsaid, unit.shown)))
+                              echo=echo))
     if as_of is None:
         return out
     years = years_in_turn([s.sentence for s in out], [s.n for s in out])
