@@ -273,11 +273,14 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo))
-    if as_of is None:
-        return out
-    years = years_in_turn([s.sentence for s in out], [s.n for s in out])
-    adjusted = as_of_scores(years, [s.score for s in out], as_of)
-    return [dataclasses.replace(s, score=score) for s, score in zip(out, adjusted, strict=True)]
+    return out if as_of is None else _read_as_of(out, as_of)
+
+
+def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:
+    """The sentences' scores read as of a date: what was current then counts (answer/as_of.py)."""
+    years = years_in_turn([s.sentence for s in scored], [s.n for s in scored])
+    adjusted = as_of_scores(years, [s.score for s in scored], as_of)
+    return [dataclasses.replace(s, score=score) for s, score in zip(scored, adjusted, strict=True)]
 
 
 def _unsaid_characters(keywords: Sequence[str], head: str) -> frozenset[str]:
