@@ -214,9 +214,16 @@ def test_a_who_question_is_not_answered_by_a_phone_number_alone() -> None:
     ("该协会是由谁发起的？", ""),  # names no role: any name answers
     ("Who is the chief financial officer of the company?", "chief financial officer"),
     ("Who signed the annual report?", ""),
+    ("这位作家是谁的学生？", ""),  # asks whose student, not who fills a role
 ])
 def test_the_role_a_who_question_asks_to_fill(question: str, role: str) -> None:
-    assert asked_role(question) == role
+    assert asked_role(question).name == role
+
+
+def test_a_role_is_filled_in_a_sentence_about_whose_role_it_is() -> None:
+    role = asked_role("某图书馆的馆长是谁？")
+    assert role.filled_by("某图书馆馆长陈晓东出席。", "陈晓东")
+    assert not role.filled_by("另一所学校的馆长陈晓东出席。", "陈晓东")  # a librarian, not this library's
 
 
 def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:

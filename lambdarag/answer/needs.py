@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.graph.english import english_entities
 from lambdarag.text.people import person_names
 from lambdarag.text.tokenizer import has_cjk, words
@@ -127,7 +128,7 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "") -> float:
         if not names:
             return 0.0
         role = asked_role(asked)
-        return NEED_BONUS + (ROLE_BONUS if role and any(next_to(sentence, role, n) for n in names) else 0.0)
+        return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n) for n in names) else 0.0)
     pattern = _EVIDENCE.get(need.kind)
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
 
@@ -138,21 +139,36 @@ def named_people(sentence: str) -> list[str]:
     return [*person_names(sentence), *english]
 
 
+@dataclass(frozen=True)
+class Role:
+    """The role a "who" question asks to fill and the words naming whose role it is."""
+
+    name: str = ""
+    of: frozenset[str] = frozenset()  # 院长 of 经济学院 (its grams): a name next to 院长 in a sentence about 经济学院
+
+    def filled_by(self, sentence: str, person: str) -> bool:
+        """Whether ``sentence`` names ``person`` next to the role, in a sentence about whose role it is."""
+        about = not self.of or bool(self.of & grams(sentence))
+        return bool(self.name) and about and next_to(sentence, self.name, person)
+
+
 @functools.lru_cache(maxsize=1024)
-def asked_role(question: str) -> str:
-    """The role a "who" question asks to fill: 院长 in "X的院长是谁", 开拓者 in "谁是X的开拓者", "CEO" in "Who is the
-    CEO of X"; "" when it names none ("X是由谁成立的")."""
+def asked_role(question: str) -> Role:
+    """The role a "who" question asks to fill: 院长 (of 经济学院) in "经济学院的院长是谁", 开拓者 in "谁是X的开拓者",
+    "CEO" (of Acme) in "Who is the CEO of Acme"; no role when it names none ("X是由谁成立的", "X是谁的孩子")."""
     if m := _ROLE_EN.search(question):
-        return m.group(1)
+        return Role(m.group(1), frozenset(question_grams(question[m.end():])))
     if m := _ROLE_BEFORE.search(question):
         part = question[: m.start()]
     elif m := _ROLE_AFTER.search(question):
         part = question[m.end():]
     else:
-        return ""
+        return Role()
     cut = [w for w in words(part.strip(_ROLE_TRIM)) if w.strip(_ROLE_TRIM)]
     role = cut[-1] if cut else ""
-    return role if len(role) >= 2 and has_cjk(role) else ""
+    if len(role) < 2 or not has_cjk(role):
+        return Role()
+    return Role(role, frozenset(question_grams("".join(cut[:-1]))))
 
 
 def next_to(sentence: str, role: str, name: str) -> bool:
