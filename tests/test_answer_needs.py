@@ -276,6 +276,26 @@ def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:
     assert "第2合作单位" in second, second
 
 
+def test_a_list_written_one_item_a_line_is_read_whole_after_its_label() -> None:
+    from lambdarag.answer.lines import listed_items
+
+    lines = ["化学系", "http://chem.example.edu/", "化学系成立于1950年，设有两个本科专业。", "本科专业：", "化学",
+             "应用化学", "物理系", "http://phys.example.edu/", "物理系设有物理学专业。", "答：", "联系电话"]
+    assert listed_items(lines) == [
+        ("化学系", ""), ("http://chem.example.edu/", ""), ("化学系成立于1950年，设有两个本科专业。", ""),
+        ("本科专业：化学、应用化学。", "化学系成立于1950年，设有两个本科专业。"),  # 物理系 heads the next block
+        ("物理系", ""), ("http://phys.example.edu/", ""), ("物理系设有物理学专业。", ""),
+        ("答：", ""), ("联系电话", "")]
+    chunks = {
+        "depts#1": Chunk("depts#1", "depts", "院系介绍", "院系介绍", "\n".join([
+            "化学系", "化学系成立于1950年，历史悠久。", "本科专业：", "化学", "应用化学", "材料化学",
+            "物理系", "物理系成立于1952年，历史悠久。", "本科专业：", "物理学", "天文学"])),
+    }
+    p = pack({}, ["depts#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("化学系有哪些本科专业？", p, "fact", {}, ["化学系", "本科专业"])
+    assert first_sentence(answer).startswith("本科专业：化学、应用化学、材料化学"), answer
+
+
 def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     from lambdarag.answer.lines import unwrapped_lines
 

@@ -19,6 +19,11 @@ RUN_ON_MIN_CHARS = 8  # a line inside an opened sentence runs on only when at le
 _OPEN_END = ("，", "、", ",", "（", "(", "“", "《")  # a line ending in one stops mid-sentence
 _NO_SPACE_AFTER = ("-", "(", "“", "《", "（")  # a wrapped line ending in one is glued to the next without a space
 _PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
+# a line this short after a label ending in ： is an item of its list ("本科专业：", "历史学", "考古学")
+LIST_ITEM_MAX_CHARS = 24
+_LIST_LABEL = re.compile(r"^[^。！？!?]{1,30}[：:]$")
+_NOT_ITEM = re.compile(r"[。！？!?；;，,、]$")  # a clause, not a listed item
+_LINK = re.compile(r"^(?:https?://|www\.)\S+$")
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
                    r"|第[一二三四五六七八九十\d]+[条章节])")
 
@@ -64,3 +69,38 @@ def _line_width(lines: Sequence[str]) -> int:
     """The width a hard-wrapped text breaks at: its longest lines' length (slides and lists have no such width)."""
     sizes = sorted(len(line.strip()) for line in lines if line.strip())
     return sizes[int(len(sizes) * 0.9)] if len(sizes) >= 2 else 10**6
+
+
+def listed_items(lines: Sequence[str]) -> list[tuple[str, str]]:
+    """(line, the line before it) for each line, a list written one item a line joined after its label first:
+    "本科专业：", "历史学", "考古学" -> "本科专业：历史学、考古学。". Each item alone is a word, no sentence, and
+    the list is told apart from the next one by what precedes its label (the line before it, "历史学院由…组成"),
+    which the answer matches too; other lines come with ""."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(lines):
+        label = _LIST_LABEL.match(lines[i]) and not ANSWER_LINE.match(lines[i]) and not QUESTION_LINE.search(lines[i])
+        items = _items_after(lines, i) if label else []
+        if len(items) >= 2:
+            mark = "、" if any(map(_has_cjk, items)) else ", "
+            out.append((f"{lines[i]}{mark.join(items)}{'。' if mark == '、' else '.'}", lines[i - 1] if i else ""))
+            i += 1 + len(items)
+        else:
+            out.append((lines[i], ""))
+            i += 1
+    return out
+
+
+def _items_after(lines: Sequence[str], label: int) -> list[str]:
+    items: list[str] = []
+    for line in lines[label + 1:]:
+        if _LINK.match(line):
+            return items[:-1]  # the line above a link names the next block ("历史学院", "http://…"), not an item
+        if len(line) > LIST_ITEM_MAX_CHARS or _NOT_ITEM.search(line) or _LIST_LABEL.match(line):
+            break
+        items.append(line)
+    return items
+
+
+def _has_cjk(text: str) -> bool:
+    return any("\u4e00" <= c <= "\u9fff" for c in text)

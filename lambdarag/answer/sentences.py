@@ -19,7 +19,7 @@ from lambdarag.answer import cues
 from lambdarag.answer.as_of import as_of_scores, years_in_turn
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, unwrapped_lines
+from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
 from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import mentions_date
@@ -253,7 +253,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
         unsaid = _unsaid_characters(keywords, head)
-        for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind)):
+        for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind), need.kind == "list"):
             if unit.shown in seen:
                 continue
             seen.add(unit.shown)
@@ -318,7 +318,8 @@ def _whole_rows(question: str, intent: str, need: str) -> int:
     return WHOLE_TABLE_ROWS if intent in BROAD_INTENTS else 0
 
 
-def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int = 0) -> list[Unit]:
+def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int = 0,
+                    lists: bool = False) -> list[Unit]:
     """Sentences of a text chunk (FAQ answers matched with their question); a table chunk's best row.
 
     A table of at most ``whole_rows`` rows is also offered whole, one row after another.
@@ -330,14 +331,19 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
             return [Unit(whole, f"{head} {' '.join(table.header)} {whole}", table=True)]
         return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, wanted)]
     heading = normalize(head).replace(" ", "")
-    return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body)
+    return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body, lists)
             if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
 
 
-def _units(body: str) -> Iterator[Unit]:
+def _units(body: str, lists: bool = False) -> Iterator[Unit]:
+    """The body's sentences (an FAQ answer matched with its question; with ``lists``, a list written one item a
+    line as one unit)."""
+    lines = unwrapped_lines(body)
     question = ""
-    for line in unwrapped_lines(body):
-        if ANSWER_LINE.match(line) and question:
+    for line, before in listed_items(lines) if lists else ((line, "") for line in lines):
+        if before:  # a list written one item a line, joined after its label: matched with what precedes it
+            yield Unit(line, f"{before} {line}")
+        elif ANSWER_LINE.match(line) and question:
             answer = ANSWER_LINE.sub("", line)
             yield Unit(answer, f"{question} {answer}")
             question = ""
