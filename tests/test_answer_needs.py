@@ -51,7 +51,6 @@ def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
     ("住宿费标准是多少？", "amount"),
     ("报销截止时间是什么时候？", "date"),
     ("该中心于何年成立？", "date"),
-    ("哪个月受理的单据最多？", "date"),
     ("财务处的电话是多少？", "contact"),
     ("财务大厅在哪里？", "place"),
     ("为什么要提交情况说明？", "reason"),

@@ -18,8 +18,9 @@ MOST = ("最多", "最高", "最大", "最长", "最贵", "最快")
 LEAST = ("最少", "最低", "最小", "最短", "最便宜", "最慢")
 RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the column's maximum too
 
-DATE = ("什么时候", "何时", "哪天", "哪一天", "哪年", "哪一年", "何年", "何月", "何日", "哪个月", "几时", "几月",
-        "几号", "日期", "截止", "年份")
+# ("哪个月" is left out: "哪个月…最多" picks a table's row by its label, which names a month, not a date)
+DATE = ("什么时候", "何时", "哪天", "哪一天", "哪年", "哪一年", "何年", "何日", "几时", "几月", "几号", "日期", "截止",
+        "年份")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
 DATE_EN = ("when",)
 
