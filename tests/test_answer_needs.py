@@ -295,6 +295,20 @@ def test_a_list_written_one_item_a_line_is_read_whole_after_its_label() -> None:
     assert first_sentence(answer).startswith("本科专业：化学、应用化学、材料化学"), answer
 
 
+def test_a_list_questions_lead_in_is_followed_by_its_items() -> None:
+    from lambdarag.answer.list_items import enumerates
+
+    assert enumerates("课时安排是：导言—诗律、诗韵—对仗—绝句。") and not enumerates("这门课非常受学生欢迎。")
+    chunks = {
+        "course#1": Chunk("course#1", "course", "某学院课程介绍", "某学院课程介绍",
+                          "某学院开设的写作课非常受学生欢迎。课时安排是：导言—诗律、诗韵—对仗—绝句。课后同学们交作业。"),
+    }
+    p = pack({}, ["course#1"], [], chunks, max_chars=3500)
+    keywords = ["某学院", "开设", "写作课", "讲授"]
+    answer = extractive_answer("某学院开设的写作课主要讲授哪些内容？", p, "fact", {}, keywords)
+    assert "导言—诗律、诗韵—对仗—绝句" in answer, answer
+
+
 def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     from lambdarag.answer.lines import unwrapped_lines
 
