@@ -386,6 +386,18 @@ def test_a_sentence_echoing_the_questions_predicate_outscores_one_that_only_shar
     assert scored["某鸟主要猎食蝉和蜘蛛。"] > scored["某鸟主要分布在北岛的中部。"], scored
 
 
+def test_a_where_answer_states_where_more_than_it_names_a_place() -> None:
+    need = question_need("某车站在什么地方？")
+    named = evidence_bonus(need, "某车站是江城区的一个换乘站。", "某车站在什么地方？")
+    stated = evidence_bonus(need, "某车站位于江城区东路与西路交叉口。", "某车站在什么地方？")
+    assert stated > named > 0
+    origin = question_need("张某是哪里人？")
+    assert evidence_bonus(origin, "张某，字子石，江城人。", "张某是哪里人？") > evidence_bonus(
+        origin, "张某曾在江城区任职。", "张某是哪里人？")
+    assert evidence_bonus(question_need("Where is the plant?"), "The plant is located in Ohio.") > evidence_bonus(
+        question_need("Where is the plant?"), "The plant makes steel.")
+
+
 def test_a_clause_opening_with_yin_states_a_reason() -> None:
     need = question_need("他号“白石翁”的原因是什么？")
     assert evidence_bonus(need, "他字子石，因须发早白，又号白石翁。") > 0

@@ -91,10 +91,13 @@ REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导
                 "as a result", "driven by", "primarily", "owing to")
 DEFINITION_MARKS = ("是指", "指的是", "定义为", "意为", "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to",
                     "is defined as", "means", "is a", "is the")
-PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "位于",
-               "坐落", "地处", "发现于",
-               "出生于", "出生在", r"(?:^|[，,）)])\s*生于", "籍贯", "祖籍",  # where someone is from (not 学生于…)
-               "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
+# a sentence stating where something is or someone is from (not 学生于…): the place answer more than a place named
+PLACE_STATED = ("位于", "坐落", "地处", "发源于", "出生于", "出生在", r"(?:^|[，,）)])\s*生于", "籍贯", "祖籍",
+                r"\b(?:is |are )?located in\b", r"\bborn in\b", r"\bheadquartered in\b")
+PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "发现于",
+               *PLACE_STATED, "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
+ORIGIN = ("哪里人", "哪儿人", "什么地方人", "何地人", "何处人", "哪国人", "哪个国家的人")  # asks where someone is from
+ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}人(?=[，。；,;）)]|$)"  # "安徽凤阳人，…", "晋朝敦煌人。"
 CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
                    "certificate", "copy of")

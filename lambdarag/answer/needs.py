@@ -21,6 +21,7 @@ from lambdarag.text.tokenizer import has_cjk, words
 NEED_KINDS = ("yesno", "materials", "contact", "person", "place", "date", "amount", "conditions", "reason",
               "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
+PLACE_STATED_BONUS = 0.1  # and a "where" answer more when it states where ("位于…", "生于…"), not just names a place
 ROLE_BONUS = 0.3  # and a "who" answer more when it names someone next to the role asked about ("院长杨某")
 ROLE_GAP = 3  # characters at most between the role and the name ("院长、教授某某", "某某院长")
 
@@ -60,6 +61,9 @@ _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" cho
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能"}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_PLACE_STATED = cue_pattern(*cues.PLACE_STATED, flags=re.IGNORECASE)
+_ORIGIN = cue_pattern(*cues.ORIGIN)
+_ORIGIN_MARK = re.compile(cues.ORIGIN_MARK)
 _ROLE_BEFORE = re.compile(cues.ROLE_BEFORE)
 _ROLE_AFTER = re.compile(cues.ROLE_AFTER)
 _ROLE_EN = cue_pattern(*cues.ROLE_EN, flags=re.IGNORECASE)
@@ -129,8 +133,19 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "") -> float:
             return 0.0
         role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n) for n in names) else 0.0)
+    if need.kind == "place":
+        return _place_bonus(sentence, asked)
     pattern = _EVIDENCE.get(need.kind)
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
+
+
+def _place_bonus(sentence: str, asked: str) -> float:
+    """NEED_BONUS for a sentence naming a place, PLACE_STATED_BONUS more where it states where something is (位于,
+    生于…) or, asked "哪里人", whose origin it names ("安徽凤阳人")."""
+    origin = bool(_ORIGIN.search(asked) and _ORIGIN_MARK.search(sentence))
+    if origin or _PLACE_STATED.search(sentence):
+        return NEED_BONUS + PLACE_STATED_BONUS
+    return NEED_BONUS if _EVIDENCE["place"].search(sentence) else 0.0
 
 
 def named_people(sentence: str) -> list[str]:
