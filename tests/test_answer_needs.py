@@ -296,7 +296,7 @@ def test_a_list_written_one_item_a_line_is_read_whole_after_its_label() -> None:
 
 
 def test_a_list_questions_lead_in_is_followed_by_its_items() -> None:
-    from lambdarag.answer.list_items import enumerates
+    from lambdarag.answer.follow_on import enumerates
 
     assert enumerates("课时安排是：导言—诗律、诗韵—对仗—绝句。") and not enumerates("这门课非常受学生欢迎。")
     chunks = {
@@ -307,6 +307,17 @@ def test_a_list_questions_lead_in_is_followed_by_its_items() -> None:
     keywords = ["某学院", "开设", "写作课", "讲授"]
     answer = extractive_answer("某学院开设的写作课主要讲授哪些内容？", p, "fact", {}, keywords)
     assert "导言—诗律、诗韵—对仗—绝句" in answer, answer
+
+
+def test_a_why_questions_statement_is_followed_by_its_reason() -> None:
+    chunks = {
+        "spider#1": Chunk("spider#1", "spider", "某蛛", "某蛛", "某蛛的雄蛛体型细小。雄蛛交配时会很小心地走近雌蛛。"
+                          "若不小心，就会被雌蛛吃下。雌蛛每年产卵一次。"),
+    }
+    p = pack({}, ["spider#1"], [], chunks, max_chars=3500)
+    keywords = ["某蛛", "雄蛛", "交配", "雌蛛"]
+    answer = extractive_answer("某蛛的雄蛛交配时为什么要很小心地走近雌蛛？", p, "fact", {}, keywords)
+    assert "若不小心，就会被雌蛛吃下" in answer, answer
 
 
 def test_hard_wrapped_lines_are_one_sentence_again() -> None:

@@ -139,6 +139,11 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "") -> float:
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
 
 
+def gives_reason(sentence: str) -> bool:
+    """Whether ``sentence`` states a reason (因为, 由于, 原因, because…)."""
+    return bool(_EVIDENCE["reason"].search(sentence))
+
+
 def _place_bonus(sentence: str, asked: str) -> float:
     """NEED_BONUS for a sentence naming a place, PLACE_STATED_BONUS more where it states where something is (位于,
     生于…) or, asked "哪里人", whose origin it names ("安徽凤阳人")."""

@@ -19,8 +19,8 @@ from lambdarag.answer import cues
 from lambdarag.answer.as_of import as_of_scores, years_in_turn
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
-from lambdarag.answer.list_items import with_items
 from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import mentions_date
@@ -145,8 +145,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
         return []
     best = max(s.score for s in scored)
     most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
-    listing = question_need(question).kind == "list"
-    if listing:  # "有哪些…", "which…": the items, however many of one chunk
+    need = question_need(question).kind
+    if need == "list":  # "有哪些…", "which…": the items, however many of one chunk
         most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])
     most = most if limit is None else limit
     floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
@@ -167,7 +167,7 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
                 picked[said] = dataclasses.replace(picked[said], also=(*picked[said].also, item.n))  # both sources
             continue
         picked.append(item)
-    return with_items(picked, scored) if listing else picked  # a lead-in's items follow it
+    return with_next(picked, scored, need)  # a lead-in's items, a statement's reason follow it
 
 
 def _repeated_by(sentence: str, picked: Sequence[Scored]) -> tuple[int, bool]:

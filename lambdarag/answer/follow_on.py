@@ -1,0 +1,63 @@
+"""Sentences that need the next one: the sentence that matches the question best may only introduce its answer.
+
+A list question's best match is often the lead-in ("这门课很受学生欢迎。") and the next sentence holds the items
+("课时安排是：导言—诗律、诗韵—对仗…"); a "why" question's best match is often the sentence stating what it asks
+about ("雄蛛会很小心地走近雌蛛。"), and the next one gives the reason ("若不小心，就会被雌蛛吃下。").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+from lambdarag.answer.needs import gives_reason
+
+# three items or more, each up to 15 characters, separated by 、 ； or a dash
+_ENUMERATION = re.compile(r"(?:[^、，,；;—。]{1,15}[、；;—]){2,}")
+
+
+class Candidate(Protocol):
+    """A candidate sentence and the chunk it was cut from (answer/sentences.Scored)."""
+
+    @property
+    def sentence(self) -> str: ...
+
+    @property
+    def n(self) -> int: ...
+
+
+C = TypeVar("C", bound=Candidate)
+Test = Callable[[str], bool]
+
+
+def enumerates(sentence: str) -> bool:
+    """Whether ``sentence`` lists three items or more."""
+    return bool(_ENUMERATION.search(sentence))
+
+
+def _any(sentence: str) -> bool:
+    return True
+
+
+# need -> (what a picked sentence holds when it answers by itself, what the next sentence must hold to follow it)
+FOLLOW_ON: dict[str, tuple[Test, Test]] = {"list": (enumerates, enumerates), "reason": (gives_reason, _any)}
+
+
+def with_next(picked: Sequence[C], candidates: Sequence[C], need: str) -> list[C]:
+    """``picked`` with, after each picked sentence that does not answer the ``need`` by itself, the next sentence
+    of its chunk when that one may (``candidates`` in their chunks' order); ``picked`` as it is for other needs."""
+    if need not in FOLLOW_ON:
+        return list(picked)
+    answers, follows = FOLLOW_ON[need]
+    out: list[C] = []
+    for item in picked:
+        out.append(item)
+        if answers(item.sentence):
+            continue
+        at = candidates.index(item)
+        after = candidates[at + 1] if at + 1 < len(candidates) else None
+        if after is not None and after.n == item.n and after not in picked and after not in out \
+                and follows(after.sentence):
+            out.append(after)
+    return out
