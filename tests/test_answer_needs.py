@@ -54,6 +54,8 @@ def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
     ("财务处的电话是多少？", "contact"),
     ("财务大厅在哪里？", "place"),
     ("为什么要提交情况说明？", "reason"),
+    ("这种方法又被称为什么？", "definition"),  # 称为什么 asks for a name, not why
+    ("这座城市后来成为什么样的中心？", "general"),
     ("两个版本有什么区别？", "compare"),
     ("报销范围包括哪些？", "list"),
     ("财务处处长是谁？", "person"),

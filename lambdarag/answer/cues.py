@@ -79,9 +79,10 @@ OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "�
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b")
-REASON = ("为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
+# not "被称为什么", "成为什么": those ask for a name
+REASON = (r"(?<![称译作成认视选改定名叫])为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
 REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")
-DEFINITION = ("是什么意思", "什么意思", "的意思", "含义", "定义", "指什么", "是指什么", "什么是", "何为", "何谓")
+DEFINITION = (r"(?:称|译|叫)为?什么", "是什么意思", "什么意思", "的意思", "含义", "定义", "指什么", "是指什么", "什么是", "何为", "何谓")
 DEFINITION_EN = (r"\bwhat is meant by\b", r"\bdefin", r"\bwhat does .+ mean\b")
 
 # What a sentence that meets the need carries (answer/needs.py: evidence_bonus)
@@ -89,7 +90,7 @@ REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导
                 r"(?:^|[，,；;])因(?![此而素])",  # a clause opening with 因 ("，因须发早白，又号…")
                 "because", "due to",
                 "as a result", "driven by", "primarily", "owing to")
-DEFINITION_MARKS = ("是指", "指的是", "定义为", "意为", "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to",
+DEFINITION_MARKS = ("又称", "也称", "简称", "俗称", "又名", "也叫", "译为", "是指", "指的是", "定义为", "意为", "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to",
                     "is defined as", "means", "is a", "is the")
 # a sentence stating where something is or someone is from (not 学生于…): the place answer more than a place named
 PLACE_STATED = ("位于", "坐落", "地处", "发源于", "出生于", "出生在", r"(?:^|[，,）)])\s*生于", "籍贯", "祖籍",
