@@ -110,7 +110,7 @@ def test_graph_reads_contacts_and_titles_as_before() -> None:
 def test_each_consumer_keeps_its_cue_set() -> None:
     from lambdarag.answer import sentences, table_lookup, table_text
 
-    dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|日期|截止"
+    dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|何年|何日|几时|几月|几号|日期|截止|年份"
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|when"
     assert sentences.DATE_QUESTION.pattern == f"{dates}|起施行|生效|when"
     assert table_lookup.AMOUNT_WORDS.pattern == (
