@@ -209,6 +209,16 @@ def test_process_steps_keep_the_line_that_introduces_them(config: Config) -> Non
     assert slots["lead"] == "年度预算采取“二上二下”程序编制" and len(slots["steps"]) == 3
 
 
+def test_a_line_opening_with_a_decimal_is_no_step(config: Config) -> None:
+    notes = Chunk("notes#0002", "notes", "Annual report", "Annual report",
+                  "Securities registered pursuant to Section 12(b) of the Act:\n"
+                  "1.650% Notes Due May 2024 ABC24 New York Stock Exchange\n"
+                  "2.250% Notes Due November 2028 ABC28 New York Stock Exchange\n"
+                  "3.100% Notes Due May 2035 ABC35 New York Stock Exchange")
+    slots = fill_slots("process", "How is the inventory turnover ratio calculated?", [notes], None, config).slots
+    assert not slots.get("steps"), slots
+
+
 def test_a_plain_text_procedure_is_titled_by_its_first_line() -> None:
     head = Chunk("loan#0000", "loan", "loan", "loan", "江城大学科研经费借款流程\n发布单位：财务处")
     steps = Chunk("loan#0004", "loan", "loan", "loan > 四、办理步骤", "1. 填写借款单；\n2. 交至4号窗口。")

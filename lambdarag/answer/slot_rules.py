@@ -30,7 +30,7 @@ _NAME_AFTER_ROLE = re.compile(
 )
 _NAME_WITH_TITLE = re.compile(r"^([\u4e00-\u9fff]{2,4})[（(]([^）)]{1,8})[）)]$")
 _STEP = re.compile(
-    r"^\s*(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[）)]|第[一二三四五六七八九十]+步|[①②③④⑤⑥⑦⑧⑨⑩]|步骤\d+[:：]?)\s*"
+    r"^\s*(?:\d{1,2}(?:[.．](?!\d)|[、)）])|[（(]\d{1,2}[）)]|第[一二三四五六七八九十]+步|[①②③④⑤⑥⑦⑧⑨⑩]|步骤\d+[:：]?)\s*"
 )
 _PAGE_REF = re.compile(r"(?:\s|\.{2,}|…+|·{2,})\d{1,4}$")  # "Legal Proceedings 37", "总则……1": a contents line
 CONTENTS_SHARE = 0.5  # a list is a table of contents when this share of its items end in a page number
