@@ -322,6 +322,22 @@ def test_a_why_questions_statement_is_followed_by_its_reason() -> None:
     assert "若不小心，就会被雌蛛吃下" in answer, answer
 
 
+def test_an_english_sentence_is_not_cut_at_an_abbreviation() -> None:
+    from lambdarag.text.english import rejoin_abbreviations
+    from lambdarag.text.tokenizer import split_sentences
+
+    text = ("We work with the U.S. Government on several programs. Acme Holdings Inc. reported results. "
+            "Sales rose 3%. 本句不变。")
+    assert rejoin_abbreviations(split_sentences(text)) == [
+        "We work with the U.S. Government on several programs.", "Acme Holdings Inc. reported results.",
+        "Sales rose 3%.", "本句不变。"]
+    chunks = {"k#1": Chunk("k#1", "k", "Annual report", "Annual report",
+                           "Our revenue depends on contracts with the U.S. Government, which may end them at will.")}
+    p = pack({}, ["k#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("What does our revenue depend on?", p, "fact", {}, ["revenue", "depend"])
+    assert "U.S. Government, which may end them" in answer, answer
+
+
 def test_hard_wrapped_lines_are_one_sentence_again() -> None:
     from lambdarag.answer.lines import unwrapped_lines
 

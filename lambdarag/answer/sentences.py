@@ -24,6 +24,7 @@ from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_M
 from lambdarag.answer.needs import evidence_bonus, question_need
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import mentions_date
+from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_sentences
 
 MAX_SENTENCES = 3
@@ -353,7 +354,7 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             question = line  # a question never answers; the answer line after it does
         else:
             question = ""
-            yield from (Unit(s, s) for s in split_sentences(line))
+            yield from (Unit(s, s) for s in rejoin_abbreviations(split_sentences(line)))
 
 
 def cut_by_window(sentence: str, body: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 # Amount and percentage patterns over normalised (case-folded, half-width) text.
@@ -151,3 +151,20 @@ def amount_forms(text: str) -> list[str]:
 
 def _unique(forms: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(forms))
+
+
+# a '.' that closes an abbreviation, not a sentence: initials (U.S., N.A.), titles and company forms (Inc., Corp.)
+_ABBREVIATION_END = re.compile(r"(?:\b(?:[A-Z]\.){1,3}|\b(?:Inc|Corp|Co|Ltd|No|Nos|Mr|Mrs|Ms|Dr|Jr|Sr|St|vs|etc|approx"
+                               r"|Fig|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)\.)$")
+
+
+def rejoin_abbreviations(sentences: Sequence[str]) -> list[str]:
+    """Sentences cut at a '.' that closes an abbreviation joined again ("…with the U.S." + "Government." is one
+    sentence), and a piece starting in lower case joined to the one before it."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and (_ABBREVIATION_END.search(out[-1]) or sentence[:1].islower()) and out[-1][-1:] == ".":
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
