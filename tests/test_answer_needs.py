@@ -123,6 +123,10 @@ def test_materials_question_leads_with_the_materials_and_a_steps_follow_up_with_
     assert materials != steps
     place = extractive_answer("出差报销在哪里办理？", p, "process", PROCESS)
     assert place.startswith("办理地点：财务大厅3号窗口[1]。")
+    # a why-question is not answered by the procedure's steps: the sentences answer it
+    why = extractive_answer("票据遗失为什么可以报销？", packed(["travel#1", "travel#2"], PROCESS), "process", PROCESS,
+                            ["票据", "遗失", "报销"])
+    assert not why.startswith("办理步骤") and "可凭开票单位出具的证明" in why, why
 
 
 def test_yes_no_answers_start_with_the_answer_then_the_sentence() -> None:

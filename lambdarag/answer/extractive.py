@@ -110,6 +110,8 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
 def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:
     """Slot lines answer when they hold a core aspect (steps, materials, a contact, a value) or the one the need
     asks for; a place, conditions or a basis alone are by-products of a text that is not a procedure."""
+    if need.kind in SENTENCE_NEEDS:
+        return False  # "为什么要…" is not answered by the procedure's steps, whatever they hold
     aspects = {aspect for aspect, _ in lines}
     return bool(aspects & CORE_ASPECTS) or NEED_ASPECT.get(need.kind, "") in aspects
 
@@ -182,6 +184,7 @@ def _marker(slots: dict[str, Any], numbers: Mapping[str, int]) -> Callable[[str]
 
 Writer = Callable[[dict[str, Any], Callable[[str], str], Need], list[tuple[str, str]]]
 CORE_ASPECTS = frozenset({"steps", "materials", "contact", "value"})
+SENTENCE_NEEDS = frozenset({"reason", "definition"})  # answered by the text's sentences, never by slot lines
 # the slot aspect that answers a need ("需要哪些材料" -> the materials line first)
 NEED_ASPECT = {"materials": "materials", "steps": "steps", "place": "where", "contact": "contact",
                "date": "conditions", "amount": "conditions", "conditions": "conditions"}
