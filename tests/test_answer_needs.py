@@ -260,6 +260,19 @@ def test_a_date_is_seen_without_its_year(text: str, dated: bool) -> None:
     assert mentions_date(text) is dated
 
 
+def test_a_deadline_is_answered_by_the_span_it_is_given_in() -> None:
+    assert mentions_date("须在出差返回后30天内报销。", within=True)
+    assert mentions_date("Claims are paid within 5 business days.", within=True)
+    assert not mentions_date("须在出差返回后30天内报销。")  # a span is a date only for a deadline
+    chunks = {
+        "claim#1": Chunk("claim#1", "claim", "某单位差旅规定", "某单位差旅规定",
+                         "本规定自2021年1月1日起施行。报销时限：出差返回后30天内。"),
+    }
+    p = pack({}, ["claim#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("某单位报销的截止时间是什么时候？", p, "fact", {}, ["某单位", "报销", "截止"])
+    assert first_sentence(answer).startswith("报销时限：出差返回后30天内"), answer
+
+
 def test_a_when_question_is_answered_by_a_deadline_written_without_its_year() -> None:
     chunks = {
         "notice#1": Chunk("notice#1", "notice", "某学会2021年征文通知", "某学会2021年征文通知",

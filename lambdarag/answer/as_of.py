@@ -52,3 +52,10 @@ def as_of_scores(years: Sequence[Sequence[int]], scores: Sequence[float], as_of:
             score *= AFTER_AS_OF
         out.append(score)
     return out
+
+
+def scores_as_of(sentences: Sequence[str], chunks: Sequence[object], scores: Sequence[float],
+                 as_of: date) -> list[float]:
+    """The scores of ``sentences`` (cut from ``chunks``, in order) read as of a date: what was current then counts,
+    a sentence naming no year taking those of the sentence before it in its chunk."""
+    return as_of_scores(years_in_turn(sentences, chunks), scores, as_of)

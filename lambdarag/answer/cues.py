@@ -53,6 +53,7 @@ CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
 PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
+DEADLINE_ASKED = ("截止", r"\bdeadline", r"\bdue (?:date|by)\b")  # with DEADLINE: answered by "30天内" as by a date
 STEPS = ("流程", "步骤", "程序", "手续", "怎么办", "怎么办理", "如何办理", "怎样办理", "如何申请", "怎么申请",
          "怎样申请", "怎么做", "如何操作", "怎么操作")
 STEPS_EN = (r"\bhow (?:do|can|should|to)\b", r"\bsteps?\b", r"\bprocedure\b", r"\bprocess\b")

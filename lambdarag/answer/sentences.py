@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from lambdarag.answer import cues
-from lambdarag.answer.as_of import as_of_scores, years_in_turn
+from lambdarag.answer.as_of import scores_as_of
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.follow_on import with_next
@@ -53,6 +53,7 @@ CUT_FACTOR = 0.8  # score kept by a sentence the chunk's window cut (its other p
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
 DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
+DEADLINE_QUESTION = cue_pattern(*cues.DEADLINE, *cues.DEADLINE_ASKED, flags=re.IGNORECASE)
 AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE)
 AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万"
                     # measures of length, area, weight, age, time and temperature ("水深0至12公尺", "重3吨")
@@ -245,7 +246,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
-    wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
+    wants_date, deadline = intent == "temporal" or bool(DATE_QUESTION.search(question)), bool(
+        DEADLINE_QUESTION.search(question))
     wants_amount = bool(AMOUNT_QUESTION.search(question))
     amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT
     need = question_need(question)
@@ -264,7 +266,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown, question)
             score += ECHO_WEIGHT * echo
-            if wants_date and mentions_date(unit.shown):  # a deadline is often written without its year
+            if wants_date and mentions_date(unit.shown, within=deadline):  # "2月5日", for a deadline "30天内" too
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
                 score += VALUE_BONUS  # an overview is made of the figures too
@@ -280,9 +282,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
 
 
 def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:
-    """The sentences' scores read as of a date: what was current then counts (answer/as_of.py)."""
-    years = years_in_turn([s.sentence for s in scored], [s.n for s in scored])
-    adjusted = as_of_scores(years, [s.score for s in scored], as_of)
+    adjusted = scores_as_of([s.sentence for s in scored], [s.n for s in scored], [s.score for s in scored], as_of)
     return [dataclasses.replace(s, score=score) for s, score in zip(scored, adjusted, strict=True)]
 
 

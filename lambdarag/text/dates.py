@@ -49,6 +49,9 @@ _EN_FISCAL_YEAR = re.compile(r"(?:\bfy\s?|\bfiscal\s+(?:year\s+)?|\bq[1-4]\s+)(\
 _LATIN = re.compile(r"[A-Za-z]")
 # a day of a month without its year, as notices of one year write deadlines: 2月5日, 三月一日, March 5, 5th of March
 _CN_MONTH_DAY = re.compile(rf"(?<!\d)\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|{_CN_SMALL}月{_CN_SMALL}[日号]")
+_WITHIN = re.compile(r"(?:\d+|[一二三四五六七八九十两]+)\s*个?(?:工作日|日|天|周|星期|个月|月|年)(?:内|以内|之内)"
+                     r"|\bwithin\s+(?:\d+|[a-z]+)\s+(?:business\s+|working\s+)?(?:days?|weeks?|months?|years?)\b",
+                     re.IGNORECASE)
 _EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
                            rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
@@ -67,8 +70,11 @@ def years_of(dates: Iterable[str]) -> list[int]:
     return sorted({int(d[:4]) for d in dates if d[:4].isdigit()})
 
 
-def mentions_date(text: str) -> bool:
-    """Whether ``text`` names a date: one ``find_dates`` reads, or a day of a month without its year."""
+def mentions_date(text: str, within: bool = False) -> bool:
+    """Whether ``text`` names a date: one ``find_dates`` reads, or a day of a month without its year; ``within``:
+    or a span a deadline is given in ("返回后30天内", "within 30 days")."""
+    if within and _WITHIN.search(text):
+        return True
     return bool(_CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text) or find_dates(text))
 
 
