@@ -123,6 +123,11 @@ def test_materials_question_leads_with_the_materials_and_a_steps_follow_up_with_
     assert materials != steps
     place = extractive_answer("出差报销在哪里办理？", p, "process", PROCESS)
     assert place.startswith("办理地点：财务大厅3号窗口[1]。")
+    # a sentence of another document matching better does not push the steps asked for out of the budget
+    rules = Chunk("rules#1", "rules", "制度汇编", "制度汇编", "出差报销的办理流程由财务处制定并公布。")
+    both = pack(PROCESS, ["rules#1", "travel#1"], [], {**CHUNKS, "rules#1": rules}, max_chars=3500)
+    flow = extractive_answer("出差报销的办理流程呢？", both, "process", PROCESS, ["出差", "报销", "办理", "流程"])
+    assert flow.startswith("办理步骤："), flow
     # a why-question is not answered by the procedure's steps: the sentences answer it
     why = extractive_answer("票据遗失为什么可以报销？", packed(["travel#1", "travel#2"], PROCESS), "process", PROCESS,
                             ["票据", "遗失", "报销"])

@@ -103,7 +103,8 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
         return [s.cited() for s in best_sentences(question, scored, intent)]
-    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS else []
+    asked = NEED_ASPECT.get(need.kind, "") in {aspect for aspect, _ in written}  # the steps asked, the steps held
+    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not asked else []
     return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
 
 
