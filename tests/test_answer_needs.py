@@ -42,6 +42,12 @@ def packed(ids: list[str], slots: dict[str, Any] | None = None) -> Any:
     return pack(slots or {}, ids, [], CHUNKS, max_chars=3500)
 
 
+def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
+    """The packed context of one chunk (a document of that title)."""
+    return pack({}, [chunk_id], [], {chunk_id: Chunk(chunk_id, chunk_id.split("#")[0], title, title, text)},
+                max_chars=3500)
+
+
 @pytest.mark.parametrize(("question", "kind"), [
     ("出差报销需要哪些材料？", "materials"),
     ("那它的办理流程呢？", "steps"),
@@ -197,19 +203,13 @@ def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_nam
     assert evidence_bonus(need, "王建国是财务处处长。", "王建国是谁？") == 0  # the question's own name answers nothing
     english = question_need("Who is the chief financial officer?")
     assert evidence_bonus(english, "Jane Smith, our Chief Financial Officer, signed the report.", "") > 0
-    chunks = {
-        "org#1": Chunk("org#1", "org", "财务处简介", "财务处简介", "财务处处长的职责是统筹全校财务工作。"
-                       "财务处处长由王建国担任，分管预算与报销。"),
-    }
-    p = pack({}, ["org#1"], [], chunks, max_chars=3500)
+    p = one_doc("财务处简介", "财务处处长的职责是统筹全校财务工作。"
+                 "财务处处长由王建国担任，分管预算与报销。")
     assert "王建国" in first_sentence(extractive_answer("财务处处长是谁？", p, "person", {}, ["财务处", "处长"]))
 
 
 def test_a_who_question_is_not_answered_by_a_phone_number_alone() -> None:
-    chunks = {
-        "org#1": Chunk("org#1", "org", "某中心简介", "某中心简介", "咨询电话：13800001111。某中心主任由陈晓东担任。"),
-    }
-    p = pack({}, ["org#1"], [], chunks, max_chars=3500)
+    p = one_doc("某中心简介", "咨询电话：13800001111。某中心主任由陈晓东担任。", "org#1")
     phone_only = {"phone": "13800001111", "mention": "13800001111",
                   "sources": {"phone": "org#1", "mention": "org#1"}}
     answer = extractive_answer("某中心主任是谁？", p, "person", phone_only, ["某中心", "主任"])
@@ -244,11 +244,8 @@ def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:
     assert beside > elsewhere > 0
     assert next_to("陈晓东馆长致辞", "馆长", "陈晓东")
     assert not next_to("馆长致辞后，读者代表陈晓东发言", "馆长", "陈晓东")
-    chunks = {
-        "lib#1": Chunk("lib#1", "lib", "图书馆新闻", "图书馆新闻", "图书馆馆长出席了图书馆的读书节开幕式，"
-                       "读者代表张海峰在图书馆发言。本届读书节由图书馆馆长陈晓东主持。"),
-    }
-    p = pack({}, ["lib#1"], [], chunks, max_chars=3500)
+    p = one_doc("图书馆新闻", "图书馆馆长出席了图书馆的读书节开幕式，"
+                 "读者代表张海峰在图书馆发言。本届读书节由图书馆馆长陈晓东主持。")
     assert "陈晓东" in first_sentence(extractive_answer(question, p, "person", {}, ["图书馆", "馆长"]))
 
 
@@ -269,23 +266,15 @@ def test_a_deadline_is_answered_by_the_span_it_is_given_in() -> None:
     assert mentions_date("须在出差返回后30天内报销。", within=True)
     assert mentions_date("Claims are paid within 5 business days.", within=True)
     assert not mentions_date("须在出差返回后30天内报销。")  # a span is a date only for a deadline
-    chunks = {
-        "claim#1": Chunk("claim#1", "claim", "某单位差旅规定", "某单位差旅规定",
-                         "本规定自2021年1月1日起施行。报销时限：出差返回后30天内。"),
-    }
-    p = pack({}, ["claim#1"], [], chunks, max_chars=3500)
+    p = one_doc("某单位差旅规定", "本规定自2021年1月1日起施行。报销时限：出差返回后30天内。")
     answer = extractive_answer("某单位报销的截止时间是什么时候？", p, "fact", {}, ["某单位", "报销", "截止"])
     assert first_sentence(answer).startswith("报销时限：出差返回后30天内"), answer
 
 
 def test_a_when_question_is_answered_by_a_deadline_written_without_its_year() -> None:
-    chunks = {
-        "notice#1": Chunk("notice#1", "notice", "某学会2021年征文通知", "某学会2021年征文通知",
-                          "某学会2021年征文通知 · 2021-01-20\n"
-                          "征文须使用《某学会2021年征文报名表》填写作者信息。\n"
-                          "投稿：即日起至3月8日，请通过电子邮箱提交全文。"),
-    }
-    p = pack({}, ["notice#1"], [], chunks, max_chars=3500)
+    p = one_doc("某学会2021年征文通知", "某学会2021年征文通知 · 2021-01-20\n"
+                 "征文须使用《某学会2021年征文报名表》填写作者信息。\n"
+                 "投稿：即日起至3月8日，请通过电子邮箱提交全文。")
     answer = extractive_answer("某学会2021年征文的投稿截止日期是什么时候？", p, "temporal", {},
                                ["某学会", "2021年", "征文", "投稿", "截止", "日期"])
     assert "3月8日" in first_sentence(answer), answer
@@ -309,12 +298,9 @@ def test_a_list_written_one_item_a_line_is_read_whole_after_its_label() -> None:
         ("本科专业：化学、应用化学。", "化学系成立于1950年，设有两个本科专业。"),  # 物理系 heads the next block
         ("物理系", ""), ("http://phys.example.edu/", ""), ("物理系设有物理学专业。", ""),
         ("答：", ""), ("联系电话", "")]
-    chunks = {
-        "depts#1": Chunk("depts#1", "depts", "院系介绍", "院系介绍", "\n".join([
-            "化学系", "化学系成立于1950年，历史悠久。", "本科专业：", "化学", "应用化学", "材料化学",
-            "物理系", "物理系成立于1952年，历史悠久。", "本科专业：", "物理学", "天文学"])),
-    }
-    p = pack({}, ["depts#1"], [], chunks, max_chars=3500)
+    p = one_doc("院系介绍", "\n".join([
+                 "化学系", "化学系成立于1950年，历史悠久。", "本科专业：", "化学", "应用化学", "材料化学",
+                 "物理系", "物理系成立于1952年，历史悠久。", "本科专业：", "物理学", "天文学"]))
     answer = extractive_answer("化学系有哪些本科专业？", p, "fact", {}, ["化学系", "本科专业"])
     assert first_sentence(answer).startswith("本科专业：化学、应用化学、材料化学"), answer
 
@@ -323,22 +309,16 @@ def test_a_list_questions_lead_in_is_followed_by_its_items() -> None:
     from lambdarag.answer.follow_on import enumerates
 
     assert enumerates("课时安排是：导言—诗律、诗韵—对仗—绝句。") and not enumerates("这门课非常受学生欢迎。")
-    chunks = {
-        "course#1": Chunk("course#1", "course", "某学院课程介绍", "某学院课程介绍",
-                          "某学院开设的写作课非常受学生欢迎。课时安排是：导言—诗律、诗韵—对仗—绝句。课后同学们交作业。"),
-    }
-    p = pack({}, ["course#1"], [], chunks, max_chars=3500)
+    p = one_doc("某学院课程介绍", "某学院开设的写作课非常受学生欢迎。课时安排是：导言—诗律、诗韵—对仗—绝句。"
+                 "课后同学们交作业。")
     keywords = ["某学院", "开设", "写作课", "讲授"]
     answer = extractive_answer("某学院开设的写作课主要讲授哪些内容？", p, "fact", {}, keywords)
     assert "导言—诗律、诗韵—对仗—绝句" in answer, answer
 
 
 def test_a_why_questions_statement_is_followed_by_its_reason() -> None:
-    chunks = {
-        "spider#1": Chunk("spider#1", "spider", "某蛛", "某蛛", "某蛛的雄蛛体型细小。雄蛛交配时会很小心地走近雌蛛。"
-                          "若不小心，就会被雌蛛吃下。雌蛛每年产卵一次。"),
-    }
-    p = pack({}, ["spider#1"], [], chunks, max_chars=3500)
+    p = one_doc("某蛛", "某蛛的雄蛛体型细小。雄蛛交配时会很小心地走近雌蛛。"
+                 "若不小心，就会被雌蛛吃下。雌蛛每年产卵一次。")
     keywords = ["某蛛", "雄蛛", "交配", "雌蛛"]
     answer = extractive_answer("某蛛的雄蛛交配时为什么要很小心地走近雌蛛？", p, "fact", {}, keywords)
     assert "若不小心，就会被雌蛛吃下" in answer, answer
@@ -409,11 +389,8 @@ def test_an_amount_is_a_figure_with_its_unit(text: str, amount: bool) -> None:
 
 
 def test_a_how_much_question_is_answered_by_a_figure_in_a_unit_of_measure() -> None:
-    chunks = {
-        "lake#1": Chunk("lake#1", "lake", "某湖", "某湖", "某湖水深较浅的区域位于东岸，适合游泳。"
-                        "某湖水深最大处约42米。"),
-    }
-    p = pack({}, ["lake#1"], [], chunks, max_chars=3500)
+    p = one_doc("某湖", "某湖水深较浅的区域位于东岸，适合游泳。"
+                 "某湖水深最大处约42米。")
     answer = extractive_answer("某湖的水深是多少？", p, "fact", {}, ["某湖", "水深"])
     assert "42米" in first_sentence(answer), answer
 
@@ -428,10 +405,7 @@ def test_a_where_from_question_is_answered_by_a_birthplace() -> None:
 def test_a_sentence_echoing_the_questions_predicate_outscores_one_that_only_shares_its_subject() -> None:
     from lambdarag.answer.sentences import scored_sentences
 
-    chunks = {
-        "bird#1": Chunk("bird#1", "bird", "某鸟", "某鸟", "某鸟主要分布在北岛的中部。某鸟主要猎食蝉和蜘蛛。"),
-    }
-    p = pack({}, ["bird#1"], [], chunks, max_chars=3500)
+    p = one_doc("某鸟", "某鸟主要分布在北岛的中部。某鸟主要猎食蝉和蜘蛛。")
     keywords = ["某鸟", "主要", "食物"]
     scored = {s.sentence: s.score for s in scored_sentences("某鸟主要的食物是什么？", p.pieces, keywords, "fact")}
     assert scored["某鸟主要猎食蝉和蜘蛛。"] > scored["某鸟主要分布在北岛的中部。"], scored
@@ -468,11 +442,8 @@ def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -
     assert counted_in("家").search("成员单位已达60家") and counted_in("册").search("藏书412万册")
     assert counted_in("年").search("学制四年") and not counted_in("年").search("2014年招生")
     assert not counted_in("家").search("70余人参加会议")
-    chunks = {
-        "union#1": Chunk("union#1", "union", "联盟成立大会", "联盟成立大会",
-                         "联盟成立大会召开，联盟成员单位负责同志等70余人参加会议。联盟成员单位共有60家，覆盖全国各地。"),
-    }
-    p = pack({}, ["union#1"], [], chunks, max_chars=3500)
+    p = one_doc("联盟成立大会", "联盟成立大会召开，联盟成员单位负责同志等70余人参加会议。"
+                 "联盟成员单位共有60家，覆盖全国各地。")
     answer = extractive_answer("联盟成员单位有多少家？", p, "fact", {}, ["联盟", "成员", "单位"])
     assert "60家" in first_sentence(answer), answer
 
