@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lambdarag.text.tokenizer import has_cjk
+
 QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
@@ -82,7 +84,7 @@ def listed_items(lines: Sequence[str]) -> list[tuple[str, str]]:
         label = _LIST_LABEL.match(lines[i]) and not ANSWER_LINE.match(lines[i]) and not QUESTION_LINE.search(lines[i])
         items = _items_after(lines, i) if label else []
         if len(items) >= 2:
-            mark = "、" if any(map(_has_cjk, items)) else ", "
+            mark = "、" if any(map(has_cjk, items)) else ", "
             out.append((f"{lines[i]}{mark.join(items)}{'。' if mark == '、' else '.'}", lines[i - 1] if i else ""))
             i += 1 + len(items)
         else:
@@ -100,7 +102,3 @@ def _items_after(lines: Sequence[str], label: int) -> list[str]:
             break
         items.append(line)
     return items
-
-
-def _has_cjk(text: str) -> bool:
-    return any("\u4e00" <= c <= "\u9fff" for c in text)
