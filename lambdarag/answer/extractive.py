@@ -103,8 +103,8 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
         return [s.cited() for s in best_sentences(question, scored, intent)]
-    asked = NEED_ASPECT.get(need.kind, "") in {aspect for aspect, _ in written}  # the steps asked, the steps held
-    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not asked else []
+    # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
+    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not _holds_asked(written, need) else []
     return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
 
 
@@ -113,8 +113,12 @@ def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:
     asks for; a place, conditions or a basis alone are by-products of a text that is not a procedure."""
     if need.kind in SENTENCE_NEEDS:
         return False  # "为什么要…" is not answered by the procedure's steps, whatever they hold
-    aspects = {aspect for aspect, _ in lines}
-    return bool(aspects & CORE_ASPECTS) or NEED_ASPECT.get(need.kind, "") in aspects
+    return bool({aspect for aspect, _ in lines} & CORE_ASPECTS) or _holds_asked(lines, need)
+
+
+def _holds_asked(lines: Sequence[tuple[str, str]], need: Need) -> bool:
+    """Whether the slot lines hold the aspect the need asks for ("需要哪些材料": the materials)."""
+    return NEED_ASPECT.get(need.kind, "") in {aspect for aspect, _ in lines}
 
 
 def ordered_slot_lines(lines: Sequence[tuple[str, str]], need: Need) -> list[str]:

@@ -246,8 +246,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
-    wants_date, deadline = intent == "temporal" or bool(DATE_QUESTION.search(question)), bool(
-        DEADLINE_QUESTION.search(question))
+    wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
+    deadline = bool(DEADLINE_QUESTION.search(question))
     wants_amount = bool(AMOUNT_QUESTION.search(question))
     amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT
     need = question_need(question)
