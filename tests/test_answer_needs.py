@@ -249,6 +249,16 @@ def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:
     assert "陈晓东" in first_sentence(extractive_answer(question, p, "person", {}, ["图书馆", "馆长"]))
 
 
+def test_a_heading_naming_someone_next_to_the_role_asked_answers_who() -> None:
+    # a line without punctuation is a heading and never answers, unless it names who fills the role asked
+    p = one_doc("建馆八十周年", "建馆八十周年纪念\n本馆的创建者——陈晓东先生\n"
+                "他一生致力于本馆的创建与藏书建设，是本馆历史上最重要的人物之一。")
+    answer = extractive_answer("谁是本馆的创建者？", p, "person", {}, ["本馆", "创建者"])
+    assert "陈晓东" in first_sentence(answer), answer
+    p = one_doc("建馆八十周年", "建馆八十周年纪念\n陈晓东先生\n他一生致力于本馆的藏书建设。")
+    assert "陈晓东先生[" not in extractive_answer("谁是本馆的创建者？", p, "person", {}, ["本馆", "创建者"])
+
+
 @pytest.mark.parametrize(("text", "dated"), [
     ("报名：即日起至3月8日，逾期不再受理。", True),
     ("材料须于十月九日前寄出。", True),

@@ -21,7 +21,8 @@ from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
-from lambdarag.answer.needs import evidence_bonus, question_need
+from lambdarag.answer.needs import NEED_BONUS, evidence_bonus, question_need
+from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
 from lambdarag.text.dates import mentions_date
 from lambdarag.text.english import rejoin_abbreviations
@@ -47,7 +48,6 @@ ECHO_WEIGHT = 0.1
 LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a list rather than answering
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
-MAX_PART_CHARS = 12  # longer enumerated "items" are clauses, not parts
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
 CUT_FACTOR = 0.8  # score kept by a sentence the chunk's window cut (its other part is in the neighbouring chunk)
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
@@ -72,12 +72,6 @@ _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_SUB_QUESTION = re.compile(r"[？?]")
-_ENUM_HEAD = re.compile(r"(?:[:：]|包括|包含|涵盖|分别是|比如|例如)(.+)$")
-_FROM_TO = re.compile(r"从(.{1,12}?)到(.{1,12}?)(?:的|全过程|整个|整体|过程|$)")
-_BEFORE_FROM = re.compile(r"([^的，,、\s]{2,12})(?:和|及|以及|与)$")
-_ENUM_SPLIT = re.compile(r"[、，,；;]|以及|和|及|与|还有")
-_ENUM_TRIM = re.compile(r"^(?:的|等)|(?:等|方面|的)$")
 _LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
 
@@ -195,28 +189,6 @@ def _share(part: set[str], whole: set[str]) -> float:
     return len(part & whole) / len(part)
 
 
-def question_parts(question: str) -> list[str]:
-    """The parts a question asks about together: its sub-questions, or the items it enumerates.
-
-    "A是哪个？B又是哪个？" has two sub-questions; "包括交通、住宿和伙食", "：窗口分工、服务时间和常见问题" and
-    "从入账、使用到结题" enumerate items. A question with one part gives [].
-    """
-    q = question.strip().rstrip("。？?！!")
-    subs = [x for x in _SUB_QUESTION.split(q) if x.strip()]
-    if len(subs) >= 2:
-        return subs
-    items: list[str] = []
-    if m := _FROM_TO.search(q):
-        items = [*_ENUM_SPLIT.split(m.group(1)), m.group(2)]
-        if before := _BEFORE_FROM.search(q[: m.start()]):  # "X和从A到B": X is a part too
-            items.insert(0, before.group(1))
-    elif m := _ENUM_HEAD.search(q):
-        items = _ENUM_SPLIT.split(m.group(1))
-    items = [_ENUM_TRIM.sub("", x.strip()) for x in items]
-    items = [x for x in items if 2 <= len(x) <= MAX_PART_CHARS]
-    return items if len(items) >= 2 else []
-
-
 def _per_part(parts: Sequence[str], scored: Sequence[Scored]) -> list[Scored]:
     """For each part, the sentence holding most of its words (ties by score); parts nothing matches are skipped."""
     out: list[Scored] = []
@@ -264,14 +236,16 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
             echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
-            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + evidence_bonus(need, unit.shown, question)
+            bonus = evidence_bonus(need, unit.shown, question)
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus
             score += ECHO_WEIGHT * echo
             if wants_date and mentions_date(unit.shown, within=deadline):  # "2月5日", for a deadline "30天内" too
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
                 score += VALUE_BONUS  # an overview is made of the figures too
-            elif not unit.table and _LABEL_LINE.match(unit.shown):
-                continue  # a caption, signature or heading line names a topic, it does not answer
+            elif not unit.table and _LABEL_LINE.match(unit.shown) and bonus <= NEED_BONUS:
+                continue  # a caption, signature or heading names a topic; it answers only naming who fills the role
+                # asked ("X的开拓者——某某") or stating where
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):
