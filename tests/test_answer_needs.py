@@ -57,6 +57,8 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
     ("住宿费标准是多少？", "amount"),
     ("报销截止时间是什么时候？", "date"),
     ("该中心于何年成立？", "date"),
+    ("这种植物又叫做什么？", "definition"),  # asks for its other name
+    ("这座桥的别名是什么？", "definition"),
     ("财务处的电话是多少？", "contact"),
     ("财务大厅在哪里？", "place"),
     ("为什么要提交情况说明？", "reason"),

@@ -83,8 +83,8 @@ NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b")
 # not "被称为什么", "成为什么": those ask for a name
 REASON = (r"(?<![称译作成认视选改定名叫])为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
 REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")
-DEFINITION = (r"(?:称|译|叫)为?什么", "是什么意思", "什么意思", "的意思", "含义", "定义", "指什么", "是指什么",
-              "什么是", "何为", "何谓")
+DEFINITION = (r"(?:称|译|叫)(?:为|做|作)?什么", r"(?:别名|别称|又名|原名|本名|全称|学名)(?:是|叫|为)?(?:什么|啥)",
+              "是什么意思", "什么意思", "的意思", "含义", "定义", "指什么", "是指什么", "什么是", "何为", "何谓")
 DEFINITION_EN = (r"\bwhat is meant by\b", r"\bdefin", r"\bwhat does .+ mean\b")
 
 # What a sentence that meets the need carries (answer/needs.py: evidence_bonus)
@@ -92,7 +92,8 @@ REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导
                 r"(?:^|[，,；;])因(?![此而素])",  # a clause opening with 因 ("，因须发早白，又号…")
                 "because", "due to",
                 "as a result", "driven by", "primarily", "owing to")
-DEFINITION_MARKS = ("又称", "也称", "简称", "俗称", "又名", "也叫", "译为", "是指", "指的是", "定义为", "意为",
+DEFINITION_MARKS = ("又称", "也称", "亦称", "或称", "简称", "俗称", "又名", "亦名", "别名", "别称", "原名", "本名",
+                    "全称", "学名", "又叫", "也叫", "译为", "是指", "指的是", "定义为", "意为",
                     "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to", "is defined as", "means", "is a",
                     "is the")
 # a sentence stating where something is or someone is from (not 学生于…): the place answer more than a place named
