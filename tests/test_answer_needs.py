@@ -300,6 +300,20 @@ def test_a_list_question_over_a_table_shows_its_rows_in_order() -> None:
     assert "第2合作单位" in second, second
 
 
+def test_the_words_naming_a_table_pick_none_of_its_rows() -> None:
+    # the question names the table ("舞蹈表演专业招生计划") and the row ("民族舞"); the first row's label repeats the
+    # table's name, which must not make it the answer
+    table = ("| 专业名称 | 专业方向 | 学制 |\n| 舞蹈表演计划20人 | 芭蕾 | 四年制 |\n| 民族舞 | 五年制 |\n"
+             "| 现代舞 | 四年制 |\n| 国标舞 | 四年制 |\n| 古典舞 | 四年制 |\n| 编导 | 四年制 |\n"
+             "| 街舞 | 四年制 |\n| 踢踏舞 | 四年制 |")
+    title = "2024年舞蹈表演专业招生计划"
+    chunks = {"t#1": Chunk("t#1", "t", title, title, table, is_table=True)}
+    p = pack({}, ["t#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("根据2024年舞蹈表演专业招生计划，民族舞方向的学制是几年？", p, "fact", {},
+                               ["2024年", "舞蹈表演", "专业", "招生", "计划", "民族舞", "学制"])
+    assert first_sentence(answer).startswith("专业名称：民族舞"), answer
+
+
 def test_a_list_written_one_item_a_line_is_read_whole_after_its_label() -> None:
     from lambdarag.answer.lines import listed_items
 

@@ -23,7 +23,7 @@ from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
 from lambdarag.answer.needs import NEED_BONUS, evidence_bonus, question_need
 from lambdarag.answer.parts import question_parts
-from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams
+from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.dates import mentions_date
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_sentences
@@ -306,7 +306,7 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
         if len(table.rows) <= whole_rows:
             whole = "；".join("，".join(c for c in row if c) for row in table.rows)
             return [Unit(whole, f"{head} {' '.join(table.header)} {whole}", table=True)]
-        return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, wanted)]
+        return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, row_picking(wanted, table, head))]
     heading = normalize(head).replace(" ", "")
     return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body, lists)
             if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]

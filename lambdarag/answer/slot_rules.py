@@ -19,6 +19,7 @@ from lambdarag.answer.table_text import (
     match_score,
     parse_table,
     question_grams,
+    row_picking,
     superlative_row,
 )
 from lambdarag.records import Chunk
@@ -327,7 +328,7 @@ def _lookup_slots(found: Found, chunk: Chunk) -> dict[str, Any]:
 def _best_cell(table: ParsedTable, wanted: set[str], chunk: Chunk,
                question: str = "") -> tuple[float, dict[str, Any]] | None:
     label = label_column(table)
-    row_i, row_score = best_row(table, wanted)
+    row_i, row_score = best_row(table, row_picking(wanted, table, chunk.breadcrumb or chunk.title))
     col_i, col_score = best_column(table, wanted, skip=label)
     extreme = superlative_row(table, col_i, question) if col_i >= 0 else -1
     if extreme >= 0:  # "哪个月受理的最多": the answer row is the column's maximum, not a matching label

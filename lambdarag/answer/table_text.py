@@ -125,6 +125,12 @@ def match_score(wanted: set[str], text: str) -> float:
     return float(len(wanted & grams(text)))
 
 
+def row_picking(wanted: set[str], table: ParsedTable, heading: str = "") -> set[str]:
+    """The question's grams that can pick a row: those naming the table (its heading, its caption) name every
+    row and pick none ("2014年音乐表演专业招生简章" asked of, the row "音乐表演计划34人" is not meant)."""
+    return (wanted - grams(f"{heading} {table.caption}")) or wanted
+
+
 def best_row(table: ParsedTable, wanted: set[str]) -> tuple[int, float]:
     """Index and score of the row whose cells match the question best (first on ties)."""
     best, score = -1, 0.0
