@@ -314,6 +314,14 @@ def test_the_words_naming_a_table_pick_none_of_its_rows() -> None:
     assert first_sentence(answer).startswith("专业名称：民族舞"), answer
 
 
+def test_a_list_question_is_answered_by_a_line_enumerating_its_items() -> None:
+    # a table flattened one cell a line: the line of items has no punctuation, like a heading, and still answers
+    p = one_doc("2024年招生专业目录", "序号\n招生专业名称\n分流专业\n1\n新闻传播学类\n新闻学、广播电视学、广告学\n"
+                "2\n社会学类\n社会学、社会工作、人口学\n3\n法学\n法学")
+    answer = extractive_answer("2024年社会学类招收哪些专业？", p, "fact", {}, ["2024年", "社会学类", "招收", "专业"])
+    assert "社会学、社会工作、人口学" in answer, answer
+
+
 def test_a_list_written_one_item_a_line_is_read_whole_after_its_label() -> None:
     from lambdarag.answer.lines import listed_items
 

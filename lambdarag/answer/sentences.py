@@ -21,7 +21,7 @@ from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
-from lambdarag.answer.needs import NEED_BONUS, evidence_bonus, question_need
+from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.dates import mentions_date
@@ -29,6 +29,7 @@ from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_sentences
 
 MAX_SENTENCES = 3
+LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
 FLOOR = 0.6  # a sentence must score this share of the best one to be added
 TOP_CHUNK_FLOOR = 0.5  # the top chunk's best sentence leads when it scores this share of the best
 BROAD_INTENTS = frozenset({"synthesis", "compare"})
@@ -243,9 +244,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
                 score += VALUE_BONUS  # an overview is made of the figures too
-            elif not unit.table and _LABEL_LINE.match(unit.shown) and bonus <= NEED_BONUS:
-                continue  # a caption, signature or heading names a topic; it answers only naming who fills the role
-                # asked ("X的开拓者——某某") or stating where
+            elif _names_topic_only(unit, bonus, need):
+                continue
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):
@@ -253,6 +253,14 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo))
     return out if as_of is None else _read_as_of(out, as_of)
+
+
+def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
+    """A caption, signature or heading line names a topic and never answers, unless it names who fills the role
+    asked ("X的开拓者——某某", ``bonus``), states where, or, asked for a list, lists items ("甲、乙、丙")."""
+    if unit.table or not _LABEL_LINE.match(unit.shown):
+        return False
+    return bonus <= NEED_BONUS and not (need.kind == "list" and unit.shown.count("、") >= LISTED_ITEMS - 1)
 
 
 def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:
