@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from lambdarag.answer.asked_page import asked_pages, page_title
 from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plain_length, shorten, yes_no_lead
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
@@ -236,6 +237,41 @@ def test_a_role_is_filled_in_a_sentence_about_whose_role_it_is() -> None:
     role = asked_role("某图书馆的馆长是谁？")
     assert role.filled_by("某图书馆馆长陈晓东出席。", "陈晓东")
     assert not role.filled_by("另一所学校的馆长陈晓东出席。", "陈晓东")  # a librarian, not this library's
+
+
+def test_a_role_is_filled_under_a_heading_naming_whose_role_it_is() -> None:
+    role = asked_role("某图书馆的馆长是谁？")
+    assert role.filled_by("现任馆长为陈晓东研究员。", "陈晓东", "某图书馆 > 概况")  # the page says whose
+    assert not role.filled_by("现任馆长为陈晓东研究员。", "陈晓东", "另一所学校 > 概况")
+    need = question_need("某图书馆的馆长是谁？")
+    assert evidence_bonus(need, "现任馆长为陈晓东研究员。", "某图书馆的馆长是谁？", "某图书馆") > \
+        evidence_bonus(need, "现任馆长为陈晓东研究员。", "某图书馆的馆长是谁？")
+
+
+@pytest.mark.parametrize(("head", "title"), [
+    ("西土城站 (北京市)", "西土城站"),  # a disambiguation is not part of the name asked
+    ("出差报销指南 > 办理", "出差报销指南"),
+    ("某学会征文通知 · 2021-01-20", "某学会征文通知"),
+    ("年度报告（第3页）", "年度报告"),
+])
+def test_the_title_of_a_pieces_head_line(head: str, title: str) -> None:
+    assert page_title(head) == title
+
+
+def test_the_pages_a_question_names() -> None:
+    heads = [("a", "张三"), ("b", "李四 > 生平"), ("c", "张"), ("d", "Quarterly report · FY2024")]
+    assert asked_pages("张三从事什么职业？", heads) == {"a"}  # a one-character title names nothing
+    assert asked_pages("What does the quarterly report say about revenue?", heads) == {"d"}
+    assert asked_pages("王五是谁？", heads) == frozenset()
+
+
+def test_the_page_a_question_names_answers_before_another_documents_echo() -> None:
+    # the other document's sentence echoes the question's predicate (从事…职业) about someone else
+    chunks = {"zhang#1": Chunk("zhang#1", "zhang", "张三", "张三", "张三，京剧琴师，曾为名家操琴。他自幼学习京胡。"),
+              "li#1": Chunk("li#1", "li", "李四", "李四", "李四是一名教师。他的儿子从事职业治疗，在医院工作。")}
+    p = pack({}, ["zhang#1", "li#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("张三从事什么职业？", p, "fact", {}, ["张三", "从事", "职业"])
+    assert first_sentence(answer).startswith("张三，京剧琴师"), answer
 
 
 def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:

@@ -124,15 +124,15 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
 
 
-def evidence_bonus(need: Need, sentence: str, asked: str = "") -> float:
+def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = "") -> float:
     """NEED_BONUS when ``sentence`` carries what ``need`` asks for (a place, a reason, a phone number, someone the
-    question ``asked`` does not name itself…), else 0."""
+    question ``asked`` does not name itself…), else 0. The ``heading`` of its text may say whose role it names."""
     if need.kind == "person":
         names = [name for name in named_people(sentence) if name not in asked]
         if not names:
             return 0.0
         role = asked_role(asked)
-        return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n) for n in names) else 0.0)
+        return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
     if need.kind == "place":
         return _place_bonus(sentence, asked)
     pattern = _EVIDENCE.get(need.kind)
@@ -166,9 +166,10 @@ class Role:
     name: str = ""
     of: frozenset[str] = frozenset()  # 院长 of 经济学院 (its grams): a name next to 院长 in a sentence about 经济学院
 
-    def filled_by(self, sentence: str, person: str) -> bool:
-        """Whether ``sentence`` names ``person`` next to the role, in a sentence about whose role it is."""
-        about = not self.of or bool(self.of & grams(sentence))
+    def filled_by(self, sentence: str, person: str, heading: str = "") -> bool:
+        """Whether ``sentence`` names ``person`` next to the role, in a sentence (or under a ``heading``) about whose
+        role it is ("现任院长为某某" on the page of the 学院 asked about)."""
+        about = not self.of or bool(self.of & grams(f"{heading} {sentence}"))
         return bool(self.name) and about and next_to(sentence, self.name, person)
 
 

@@ -17,6 +17,7 @@ from datetime import date
 
 from lambdarag.answer import cues
 from lambdarag.answer.as_of import scores_as_of
+from lambdarag.answer.asked_page import ON_PAGE, asked_pages
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.follow_on import with_next
@@ -226,10 +227,12 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     need = question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
+    on_page = asked_pages(question, ((doc_of(p.chunk_id), split_piece(p)[0]) for p in evidence))
     for rank, piece in enumerate(evidence):
         head, body = split_piece(piece)
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
+        page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
         unsaid = _unsaid_characters(keywords, head)
         for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind), need.kind == "list"):
             if unit.shown in seen:
@@ -237,9 +240,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
             echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
-            bonus = evidence_bonus(need, unit.shown, question)
-            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus
-            score += ECHO_WEIGHT * echo
+            bonus = evidence_bonus(need, unit.shown, question, head)
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo
             if wants_date and mentions_date(unit.shown, within=deadline):  # "2月5日", for a deadline "30天内" too
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
