@@ -287,6 +287,14 @@ def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:
     assert "陈晓东" in first_sentence(extractive_answer(question, p, "person", {}, ["图书馆", "馆长"]))
 
 
+def test_one_page_may_give_every_sentence_of_the_answer() -> None:
+    # the third best sentence answers; it is on the same page as the two before it, and the budget has room
+    p = one_doc("林小雨", "林小雨出身于某省某市，某高级中学毕业。林小雨高中毕业后，入读某市的艺术专门学校。"
+                "林小雨，歌手、舞台剧演员。她也曾在地方电视台主持节目。")
+    answer = extractive_answer("林小雨的职业是什么？", p, "fact", {}, ["林小雨", "职业"])
+    assert "歌手、舞台剧演员" in answer, answer
+
+
 def test_a_heading_naming_someone_next_to_the_role_asked_answers_who() -> None:
     # a line without punctuation is a heading and never answers, unless it names who fills the role asked
     p = one_doc("建馆八十周年", "建馆八十周年纪念\n本馆的创建者——陈晓东先生\n"

@@ -142,7 +142,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     if not scored:
         return []
     best = max(s.score for s in scored)
-    most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, 2)
+    # a page's sentences may make the whole answer (its floor limits them); an overview draws on several chunks
+    most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, MAX_SENTENCES)
     need = question_need(question).kind
     if need == "list":  # "有哪些…", "which…": the items, however many of one chunk
         most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])
