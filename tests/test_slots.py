@@ -237,6 +237,17 @@ def test_a_person_row_named_by_its_cells_beats_one_sharing_more_words(config: Co
     assert slots["name"] == "吴涛"
 
 
+def test_the_organisation_a_directory_is_of_picks_none_of_its_rows(config: Config) -> None:
+    # the question names the library whose directory this is; the row whose duties it asks about is meant, not
+    # the row whose department cell repeats the library's name
+    directory = Chunk("dir#0000", "dir", "某大学图书馆通讯录", "某大学图书馆通讯录",
+                      "| 姓名 | 职务 | 部门 | 办公电话 | 主要职责 |\n"
+                      "| 陈立 | 馆长 | 图书馆 | 027-1000 | 主持图书馆全面工作 |\n"
+                      "| 王芳 | 主任 | 流通部 | 027-1002 | 图书借还、逾期罚款处理 |", is_table=True)
+    slots = fill_slots("person", "逾期罚款的事情应该找图书馆哪位老师？", [directory], None, config).slots
+    assert slots["name"] == "王芳"
+
+
 def test_a_table_of_contents_is_not_a_procedure(config: Config) -> None:
     contents = Chunk("filing#0001", "filing", "Annual report", "Annual report", "Table of Contents\n"
                      "1. Business 1\n2. Properties 37\n3. Legal Proceedings 37\n4. Mine Safety Disclosures 38")

@@ -88,7 +88,7 @@ def _person_from_tables(question: str, evidence: Sequence[Chunk]) -> dict[str, A
         columns = _person_columns(table)
         if "name" not in columns.values() or not {"phone", "email", "duties", "office"} & set(columns.values()):
             continue
-        index, score = best_named_row(table, question)
+        index, score = best_named_row(table, question, chunk.breadcrumb or chunk.title)
         if index < 0:
             continue
         person = _row_person(table.rows[index], columns, chunk.chunk_id)

@@ -16,7 +16,15 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.table_text import ParsedTable, grams, label_column, number, parse_table, question_grams
+from lambdarag.answer.table_text import (
+    ParsedTable,
+    grams,
+    label_column,
+    number,
+    parse_table,
+    question_grams,
+    row_picking,
+)
 from lambdarag.text.dates import mentions_date
 from lambdarag.text.tokenizer import normalize
 
@@ -78,9 +86,11 @@ def _cell_keys(cell: str) -> list[tuple[str, float]]:
     return keys
 
 
-def named_rows(table: ParsedTable, question: str) -> list[tuple[float, int, tuple[str, ...]]]:
-    """(score, row index, named cells) of rows with a cell in the question; a cell in every row names none."""
+def named_rows(table: ParsedTable, question: str, heading: str = "") -> list[tuple[float, int, tuple[str, ...]]]:
+    """(score, row index, named cells) of rows with a cell in the question; a cell in every row names none, nor one
+    the table's ``heading`` or caption holds (a directory of 财务处 asked about 财务处: its 财务处 row is not meant)."""
     asked = _key(question)
+    naming = _key(f"{heading} {table.caption}")
     counts = Counter(_key(c) for row in table.rows for c in set(row) if c)
     single = len(table.rows) <= 1
     out = []
@@ -89,7 +99,7 @@ def named_rows(table: ParsedTable, question: str) -> list[tuple[float, int, tupl
         for cell in row:
             for key, weight in _cell_keys(cell):
                 shared = counts[_key(cell)]
-                if key in asked and (single or shared < len(table.rows)):
+                if key in asked and key not in naming and (single or shared < len(table.rows)):
                     score += weight * len(key) / shared
                     cells.append(_BRACKET.split(cell)[0].strip() if weight < 1 else cell.strip())
                     break
@@ -176,9 +186,9 @@ def kind_bonus(table: ParsedTable, question: str) -> float:
     return 1.0 if kind in label or kind[0] == label[:1] else 0.0
 
 
-def lookup(table: ParsedTable, question: str, texts: Sequence[str] = ()) -> TableMatch | None:
-    """The rows and columns of ``table`` the question asks for, or None when it names neither."""
-    rows = named_rows(table, question)
+def lookup(table: ParsedTable, question: str, texts: Sequence[str] = (), heading: str = "") -> TableMatch | None:
+    """The rows and columns of ``table`` (under ``heading``) the question asks for, or None when it names neither."""
+    rows = named_rows(table, question, heading)
     scores = column_scores(table, question, texts)
     label = label_column(table)
     columns = _asked_columns(scores, {label} | _cell_columns(table, rows))
@@ -296,7 +306,7 @@ def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts
         table = parse_table(body)
         if table is None:
             continue
-        match = lookup(table, question, texts)
+        match = lookup(table, question, texts, where)
         if match is None or (match.exact and not value_question and not _asks_column(table, match, question)):
             continue
         if not _holds_asked_kind(table, match, question):
@@ -313,10 +323,11 @@ def _asks_column(table: ParsedTable, match: TableMatch, question: str) -> bool:
     return any(scores[i] >= 2 for i in match.columns)
 
 
-def best_named_row(table: ParsedTable, question: str) -> tuple[int, float]:
-    """Index and score of the best row by shared words plus cells named in the question (-1 when none matches)."""
-    wanted = question_grams(question)
-    named = {i: score for score, i, _ in named_rows(table, question)}
+def best_named_row(table: ParsedTable, question: str, heading: str = "") -> tuple[int, float]:
+    """Index and score of the best row by shared words plus cells named in the question (-1 when none matches);
+    the words naming the table (its ``heading``, its caption) pick none."""
+    wanted = row_picking(question_grams(question), table, heading)
+    named = {i: score for score, i, _ in named_rows(table, question, heading)}
     best, top = -1, 0.0
     for i, row in enumerate(table.rows):
         score = len(wanted & grams(" ".join(row))) + NAMED_WEIGHT * named.get(i, 0.0)
