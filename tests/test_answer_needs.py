@@ -358,6 +358,17 @@ def test_the_words_naming_a_table_pick_none_of_its_rows() -> None:
     assert first_sentence(answer).startswith("专业名称：民族舞"), answer
 
 
+def test_the_rest_of_a_table_without_its_header_is_read_as_data() -> None:
+    # a table continued from the chunk before: its first row starts with a serial number as the others do, so it
+    # is data, and no cell of it is shown as a column's name
+    table = ("| 7 | 法学类 | 法学院 | 法学 |\n| 8 | 外语类 | 外国语学院 | 英语、日语 |\n"
+             "| 9 | 新闻类 | 新闻学院 | 新闻学 |\n| 10 | 艺术类 | 艺术学院 | 音乐学 |")
+    chunks = {"t#2": Chunk("t#2", "t", "某校招生简章", "某校招生简章", table, is_table=True)}
+    p = pack({}, ["t#2"], [], chunks, max_chars=3500)
+    answer = extractive_answer("外语类专业由哪个学院培养？", p, "fact", {}, ["外语类", "专业", "学院", "培养"])
+    assert "外国语学院" in answer and "7：" not in answer and "法学类：" not in answer, answer
+
+
 def test_a_list_question_is_answered_by_a_line_enumerating_its_items() -> None:
     # a table flattened one cell a line: the line of items has no punctuation, like a heading, and still answers
     p = one_doc("2024年招生专业目录", "序号\n招生专业名称\n分流专业\n1\n新闻传播学类\n新闻学、广播电视学、广告学\n"

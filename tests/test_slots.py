@@ -69,6 +69,9 @@ def test_table_parser_reads_pipe_rows_with_caption() -> None:
     single = parse_table("推荐中学名单\n| 中学名称 |\n| 第一中学 |")
     assert single is not None and single.header == ("中学名称",) and single.rows == (("第一中学",),)
     assert parse_table("甲 | \n乙") is None and parse_table("| |\n| |") is None
+    # the rest of a table whose header was in the chunk before: every row numbered, the first one too, all data
+    rest = parse_table("| 7 | 法学类 |\n| 8 | 外语类 |")
+    assert rest is not None and rest.header == () and rest.rows == (("7", "法学类"), ("8", "外语类"))
 
 
 def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -> None:

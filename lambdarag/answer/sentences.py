@@ -363,7 +363,8 @@ def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
     """The table's best matching row written out with its headers (the first row when none matches)."""
     index, _ = best_row(table, wanted)
     rows = [table.rows[index]] if index >= 0 else list(table.rows[:1])
-    return ["，".join(f"{h}：{v}" if h else v for h, v in zip(table.header, row, strict=False) if v) for row in rows]
+    header = table.header or ("",) * max(map(len, rows), default=0)  # a headerless table's rows are data only
+    return ["，".join(f"{h}：{v}" if h else v for h, v in zip(header, row, strict=False) if v) for row in rows]
 
 
 def score_text(text: str, keywords: Sequence[str], wanted: set[str]) -> float:

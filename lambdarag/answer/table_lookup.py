@@ -304,7 +304,7 @@ def answering_tables(question: str, candidates: Sequence[tuple[str, str]], texts
     found = []
     for i, (where, body) in enumerate(candidates):
         table = parse_table(body)
-        if table is None:
+        if table is None or not table.header:  # without a header no column is asked for
             continue
         match = lookup(table, question, texts, where)
         if match is None or (match.exact and not value_question and not _asks_column(table, match, question)):

@@ -68,6 +68,10 @@ def parse_table(text: str) -> ParsedTable | None:
             rows.append(tuple(_pad(cells, len(header))))
     if header is None or not rows:
         return None
+    if _is_number(header[0]) and any(r and _is_number(r[0]) for r in rows):
+        # the first row starts with a serial number as the rows do: the rest of a table whose header was in the
+        # chunk before, all data
+        return ParsedTable((), (tuple(header), *rows), " ".join(caption))
     return ParsedTable(tuple(header), tuple(rows), " ".join(caption))
 
 
