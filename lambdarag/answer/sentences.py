@@ -32,7 +32,7 @@ from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_
 MAX_SENTENCES = 3
 LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
 FLOOR = 0.6  # a sentence must score this share of the best one to be added
-TOP_CHUNK_FLOOR = 0.5  # the top chunk's best sentence leads when it scores this share of the best
+TOP_CHUNK_FLOOR = 0.7  # the top chunk's best sentence leads when it scores this share of the best
 BROAD_INTENTS = frozenset({"synthesis", "compare"})
 BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
 BROAD_FLOOR = 0.4
