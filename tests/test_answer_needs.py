@@ -60,6 +60,8 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
     ("该中心于何年成立？", "date"),
     ("这种植物又叫做什么？", "definition"),  # asks for its other name
     ("这座桥的别名是什么？", "definition"),
+    ("副馆长负责哪些工作？", "duties"),  # what someone is in charge of, not a list
+    ("What is the treasurer responsible for?", "duties"),
     ("财务处的电话是多少？", "contact"),
     ("财务大厅在哪里？", "place"),
     ("为什么要提交情况说明？", "reason"),
@@ -293,6 +295,16 @@ def test_one_page_may_give_every_sentence_of_the_answer() -> None:
                 "林小雨，歌手、舞台剧演员。她也曾在地方电视台主持节目。")
     answer = extractive_answer("林小雨的职业是什么？", p, "fact", {}, ["林小雨", "职业"])
     assert "歌手、舞台剧演员" in answer, answer
+
+
+def test_a_question_for_someones_duties_is_answered_by_the_duties_first() -> None:
+    person = {"name": "陈晓东", "title": "馆长", "department": "某图书馆", "phone": "027-1000",
+              "duties": "主持全面工作，分管流通部", "sources": {k: "travel#1" for k in ("name", "phone", "duties")}}
+    p = packed(["travel#1"], person)
+    duties = extractive_answer("陈晓东负责哪些工作？", p, "person", person, ["陈晓东", "负责", "工作"])
+    assert duties.startswith("主要职责：主持全面工作"), duties
+    phone = extractive_answer("陈晓东的电话是多少？", p, "person", person, ["陈晓东", "电话"])
+    assert phone.startswith("某图书馆馆长陈晓东，办公电话027-1000"), phone
 
 
 def test_a_heading_naming_someone_next_to_the_role_asked_answers_who() -> None:

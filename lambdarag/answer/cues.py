@@ -108,6 +108,10 @@ MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请�
                    "certificate", "copy of")
 STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后", "之后", "最后", r"(?:^|\s)\d+[.、]", r"[（(]\d+[)）]",
                "step", "first,", "then")
+# what someone is in charge of: a directory's duties, not a list of anything
+DUTIES = ("负责哪些", "负责什么", "负责的工作", "负责哪方面", "职责", "分管哪些", "分管什么", "主管哪些", "主管什么",
+          "管哪些", "管什么")
+DUTIES_EN = (r"\bresponsib", r"\bin charge of\b", r"\bduties\b")
 PERSON = ("谁", "哪位", "何人")
 PERSON_EN = (r"\bwho\b", r"\bwhom\b")
 # Where a "who" question names the role it asks to fill ("X的院长是谁" / "谁是X的开拓者" / "Who is the CEO of X"):

@@ -191,7 +191,7 @@ Writer = Callable[[dict[str, Any], Callable[[str], str], Need], list[tuple[str, 
 CORE_ASPECTS = frozenset({"steps", "materials", "contact", "value"})
 SENTENCE_NEEDS = frozenset({"reason", "definition"})  # answered by the text's sentences, never by slot lines
 # the slot aspect that answers a need ("需要哪些材料" -> the materials line first)
-NEED_ASPECT = {"materials": "materials", "steps": "steps", "place": "where", "contact": "contact",
+NEED_ASPECT = {"materials": "materials", "steps": "steps", "place": "where", "contact": "contact", "duties": "duties",
                "date": "conditions", "amount": "conditions", "conditions": "conditions"}
 _ZH = {"steps": "办理步骤：", "materials": "所需材料：", "conditions": "注意：", "where": "办理地点：",
        "basis": "依据：", "phone": "办公电话", "email": "电子邮箱", "office": "办公地点", "duties": "主要职责：",

@@ -18,7 +18,7 @@ from lambdarag.graph.english import english_entities
 from lambdarag.text.people import person_names
 from lambdarag.text.tokenizer import has_cjk, words
 
-NEED_KINDS = ("yesno", "materials", "contact", "person", "place", "date", "amount", "conditions", "reason",
+NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "place", "date", "amount", "conditions", "reason",
               "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
 PLACE_STATED_BONUS = 0.1  # and a "where" answer more when it states where ("位于…", "生于…"), not just names a place
@@ -29,6 +29,7 @@ _CUES: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS, *cues.MATERIALS_EN, flags=re.IGNORECASE),
     "contact": cue_pattern(*cues.CONTACT, *cues.CONTACT_EN, flags=re.IGNORECASE),
     "person": cue_pattern(*cues.PERSON, *cues.PERSON_EN, flags=re.IGNORECASE),
+    "duties": cue_pattern(*cues.DUTIES, *cues.DUTIES_EN, flags=re.IGNORECASE),
     "place": cue_pattern(*cues.PLACE, *cues.PLACE_EN, flags=re.IGNORECASE),
     "date": cue_pattern(*cues.DATE, *cues.DEADLINE, *cues.DATE_EN, flags=re.IGNORECASE),
     "amount": cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE),
@@ -40,8 +41,8 @@ _CUES: dict[str, re.Pattern[str]] = {
     "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
 }
 # the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, not a list)
-_ORDER = ("materials", "contact", "person", "place", "date", "amount", "reason", "definition", "steps", "compare",
-          "list", "conditions")
+_ORDER = ("materials", "contact", "person", "duties", "place", "date", "amount", "reason", "definition", "steps",
+          "compare", "list", "conditions")
 # what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
 _EVIDENCE: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
