@@ -185,6 +185,9 @@ def test_need_evidence_and_the_lead_reference() -> None:
     lead = lead_text(p.pieces, 40)
     assert lead.startswith("出差返回后在系统中填写报销单。") and plain_length(lead) <= 40
     assert first_sentence("可以[1]。票据遗失的，可凭证明报销[1]。") == "可以。"
+    # a numbered item's "1. " does not end the first sentence; a figure's decimal point never did
+    assert first_sentence("办理步骤：1. 填写报销单；2. 提交审核[1]。") == "办理步骤：1. 填写报销单；"
+    assert first_sentence("Revenue was 4.2 million. Costs rose.") == "Revenue was 4.2 million."
 
 
 def test_english_words_match_by_stem_and_without_stopwords() -> None:

@@ -20,6 +20,7 @@ from lambdarag.text.tokenizer import split_sentences
 
 _MARKS_AT_END = re.compile(r"((?:\[\d{1,3}\])+)([。.！!？?]?)\s*$")
 _CLAUSE_END = "，；、,;：:"
+_ITEM_NUMBER_END = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")  # "办理步骤：1." ends in an item's number, not a sentence
 _NEGATION = cue_pattern(*cues.NEGATION)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
 _NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要"}
@@ -99,6 +100,12 @@ def lead_text(pieces: Sequence[Piece], budget: int) -> str:
 
 
 def first_sentence(text: str) -> str:
-    """The first sentence a reader reads (citations dropped)."""
+    """The first sentence a reader reads (citations dropped); a numbered item's "1. " does not end it ("办理步骤：
+    1. 填写报销单；" is one sentence, not "办理步骤：1.")."""
     sentences = split_sentences(CITATION_MARK.sub("", text).strip().split("\n", 1)[0])
-    return sentences[0] if sentences else ""
+    first = sentences[0] if sentences else ""
+    for rest in sentences[1:]:
+        if not _ITEM_NUMBER_END.search(first):
+            break
+        first = f"{first} {rest}"
+    return first
