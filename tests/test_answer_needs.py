@@ -268,6 +268,8 @@ def test_the_pages_a_question_names() -> None:
     assert asked_pages("张三从事什么职业？", heads) == {"a"}  # a one-character title names nothing
     assert asked_pages("What does the quarterly report say about revenue?", heads) == {"d"}
     assert asked_pages("王五是谁？", heads) == frozenset()
+    assert asked_pages("How is syntax checked?", [("t", "Tax")]) == frozenset()  # a Latin title as whole words
+    assert asked_pages("What is the tax rate?", [("t", "Tax")]) == {"t"}
 
 
 def test_the_page_a_question_names_answers_before_another_documents_echo() -> None:

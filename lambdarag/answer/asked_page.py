@@ -16,6 +16,7 @@ from lambdarag.text.tokenizer import normalize
 ON_PAGE = 0.1
 MIN_TITLE_CHARS = 2
 _TITLE_END = re.compile(r" · | > ")  # the head line: breadcrumb (title > section) · document header（locator）
+_LATIN = re.compile(r"[a-z]")
 _TRAILING_BRACKET = re.compile(r"\s*[（(][^（）()]*[）)]\s*$")  # "西土城站 (北京市)", a locator "（第3页）"
 
 
@@ -26,11 +27,16 @@ def page_title(head: str) -> str:
 
 
 def asked_pages(question: str, heads: Iterable[tuple[str, str]]) -> frozenset[str]:
-    """The documents, of (doc_id, head line) pairs, whose title the question holds."""
-    asked = _squeezed(question)
-    titles = ((doc_id, _squeezed(page_title(head))) for doc_id, head in heads)
-    return frozenset(doc_id for doc_id, title in titles if len(title) >= MIN_TITLE_CHARS and title in asked)
+    """The documents, of (doc_id, head line) pairs, whose title the question holds (a Latin title as whole words:
+    "Tax" is not in "syntax")."""
+    asked = normalize(question)
+    return frozenset(doc_id for doc_id, head in heads if _holds(asked, normalize(page_title(head))))
 
 
-def _squeezed(text: str) -> str:
-    return normalize(text).replace(" ", "")
+def _holds(asked: str, title: str) -> bool:
+    if len(title.replace(" ", "")) < MIN_TITLE_CHARS:
+        return False
+    if _LATIN.search(title):
+        words = re.escape(" ".join(title.split()))
+        return re.search(rf"(?<![a-z0-9]){words}(?![a-z0-9])", " ".join(asked.split())) is not None
+    return title.replace(" ", "") in asked.replace(" ", "")
