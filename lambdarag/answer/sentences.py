@@ -228,9 +228,9 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     need = question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
-    on_page = asked_pages(question, ((doc_of(p.chunk_id), split_piece(p)[0]) for p in evidence))
-    for rank, piece in enumerate(evidence):
-        head, body = split_piece(piece)
+    split = [split_piece(piece) for piece in evidence]  # (head line, body) of each piece
+    on_page = asked_pages(question, ((doc_of(p.chunk_id), head) for p, (head, _) in zip(evidence, split, strict=True)))
+    for rank, (piece, (head, body)) in enumerate(zip(evidence, split, strict=True)):
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
