@@ -11,7 +11,7 @@ from lambdarag.answer.asked_page import asked_pages, page_title
 from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plain_length, shorten, yes_no_lead
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
-from lambdarag.answer.needs import Need, asked_role, evidence_bonus, is_english, next_to, question_need
+from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
 from lambdarag.answer.sentences import cut_by_window
 from lambdarag.answer.table_text import grams
 from lambdarag.records import Chunk
@@ -103,6 +103,15 @@ def test_yes_no_modals_and_language() -> None:
 def test_a_request_to_be_told_is_not_a_yes_no_question(question: str, kind: str, modal: str) -> None:
     need = question_need(question)
     assert (need.kind, need.modal) == (kind, modal)
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("那报账大厅呢？", False), ("And the year before?", False), ("What about 2021?", False),
+    ("报账大厅有什么特点？", True), ("需要带发票吗", True), ("为何延期", True), ("How did revenue change?", True),
+    ("Is the report audited?", True),
+])
+def test_a_question_asks_in_words_of_its_own_or_continues_the_turn_before(question: str, asks: bool) -> None:
+    assert asks_something(question) is asks
 
 
 def test_budget_keeps_the_first_line_cut_and_later_lines_only_whole() -> None:

@@ -206,6 +206,12 @@ def test_follow_up_without_intent_keywords_inherits_the_previous_intent(kb: Know
     assert "_inherited" in result.trace["intent"]["matched"]
 
 
+def test_follow_up_asking_its_own_question_keeps_the_default_intent(kb: KnowledgeBase) -> None:
+    history = [Turn("预算科科长是谁？", "预算科科长是李华。")]
+    result = answer(kb, "报账大厅有什么特点？", history=history, options=PipelineOptions(log=False))
+    assert result.intent == kb.config.intents.default and result.trace["intent"]["method"] == "default"
+
+
 def test_an_english_question_reads_english_locators_and_a_chinese_one_the_stored_form(tmp_path: Path) -> None:
     dom = init_domain("filings", tmp_path)
     dom.instance_file.write_text(INSTANCE, encoding="utf-8")

@@ -58,6 +58,8 @@ _YES_NO_EN = re.compile(r"^\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNOR
 _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
+_OPEN_WORD_EN = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b(?!\s+about\b)", re.IGNORECASE)
+_REASON = cue_pattern(*cues.REASON)
 _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" chooses, it does not ask yes/no
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能"}
@@ -101,6 +103,15 @@ def question_need(question: str) -> Need:
         if _CUES[kind].search(question):
             return Need(kind, "", english)
     return Need("general", "", english)
+
+
+def asks_something(question: str) -> bool:
+    """Whether the question asks in words of its own: a question word (什么, 哪些, 谁, 为什么… what, which, how…) or
+    a yes/no modal. "那硕士生呢？", "What about 2021?" ask nothing of their own: they continue the turn before."""
+    english = is_english(question)
+    if english:
+        return bool(_OPEN_WORD_EN.search(question) or yes_no_modal(question, True))
+    return bool(_OPEN_WORD.search(question) or _REASON.search(question) or yes_no_modal(question))
 
 
 def yes_no_modal(question: str, english: bool = False) -> str:

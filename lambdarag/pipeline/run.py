@@ -19,7 +19,7 @@ from lambdarag.answer.context import Packed, pack_context
 from lambdarag.answer.evidence import Added, distinct_chunks, expand_evidence, repealed_in, with_added
 from lambdarag.answer.generate import AnswerStream, Generation, generate, not_found_answer
 from lambdarag.answer.grounding import apply_grounding, check_grounding
-from lambdarag.answer.needs import is_english, question_need
+from lambdarag.answer.needs import asks_something, is_english, question_need
 from lambdarag.answer.slots import SlotResult, fill_slots, slot_evidence
 from lambdarag.faq.lookup import FaqLookup, faq_citations, faq_lookup, has_faq
 from lambdarag.feedback.log import now_iso
@@ -197,7 +197,7 @@ def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
     cfg = req.kb.config
     with req.stages.stage("intent"):
         req.intent = classify(req.condensed.question, cfg.intents, req.llm, cfg.prompts.intent)
-        if req.intent.method == "default" and history:
+        if req.intent.method == "default" and history and not asks_something(req.condensed.question):
             req.intent = _inherited_intent(req, history[-1])
     with req.stages.stage("expand"):
         today = req.options.today or date.today()
@@ -208,7 +208,9 @@ def _understand(req: _Request, history: Sequence[Turn] = ()) -> None:
 
 
 def _inherited_intent(req: _Request, previous: Turn) -> IntentResult:
-    """A follow-up without any intent keyword ("那人工智能专业呢？") asks the same kind of thing as the turn before."""
+    """A follow-up without any intent keyword or question word of its own ("那人工智能专业呢？") asks the same kind of
+    thing as the turn before; one that asks its own question ("宿舍条件怎么样？" after "学费是哪一年调整的？") keeps
+    the default intent."""
     assert req.intent is not None
     cfg = req.kb.config
     before = classify(previous.question, cfg.intents, None)
