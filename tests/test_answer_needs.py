@@ -12,7 +12,7 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
-from lambdarag.answer.sentences import cut_by_window
+from lambdarag.answer.sentences import candidate_units, cut_by_window
 from lambdarag.answer.table_text import grams
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
@@ -197,6 +197,8 @@ def test_need_evidence_and_the_lead_reference() -> None:
     # a numbered item's "1. " does not end the first sentence; a figure's decimal point never did
     assert first_sentence("办理步骤：1. 填写报销单；2. 提交审核[1]。") == "办理步骤：1. 填写报销单；"
     assert first_sentence("Revenue was 4.2 million. Costs rose.") == "Revenue was 4.2 million."
+    # a quotation is whole
+    assert first_sentence("他说「先审核；后付款」[1]。然后离开[1]。") == "他说「先审核；后付款」。"
 
 
 def test_english_words_match_by_stem_and_without_stopwords() -> None:
@@ -211,6 +213,14 @@ def test_a_sentence_the_window_cut_is_known_as_cut() -> None:
     assert cut_by_window("Overall, we expect that the impact of the", longer)
     assert not cut_by_window("Sales rose in every segment.", body)
     assert not cut_by_window("出差返回后填写报销单。", "出差返回后填写报销单。报销单由负责人签字后提交")
+    quoted = "处长在会上强调，报销须在返回后三十天内办理完毕，他说「逾期不再受理」"  # a closing quote ends a sentence
+    assert not cut_by_window(quoted, f"出差返回后填写报销单。{quoted}")
+
+
+def test_a_short_sentence_closed_by_its_full_stop_is_a_candidate_a_fragment_is_not() -> None:
+    shown = [u.shown for u in candidate_units("王建国，湖北人。已退休。财务处\n处长。", set())]
+    assert "已退休。" in shown and "王建国，湖北人。" in shown
+    assert "财务处" not in shown and "处长。" not in shown
 
 
 def test_a_who_question_is_answered_by_a_sentence_naming_someone_it_does_not_name() -> None:

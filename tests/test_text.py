@@ -27,6 +27,16 @@ def test_split_sentences_chinese_and_english_keeps_closing_quotes() -> None:
     assert got[5:] == ["Version 2.5 is out.", "Next line"]
 
 
+def test_a_quotation_cut_at_its_own_stops_is_one_sentence_again() -> None:
+    cut = split_sentences("他起草告示称「甲为先；乙为后」。随后离开。")
+    assert cut[:2] == ["他起草告示称「甲为先；", "乙为后」。"]
+    assert text.rejoin_quotations(cut) == ["他起草告示称「甲为先；乙为后」。", "随后离开。"]
+    # a quotation that never closes, or closes beyond the limit, keeps its cuts
+    unclosed = split_sentences("他说「甲为先；乙为后。随后离开。")
+    assert text.rejoin_quotations(unclosed) == unclosed
+    assert text.rejoin_quotations(cut, most=8) == cut
+
+
 def test_split_sentences_newlines_and_empty() -> None:
     assert split_sentences("第一行\n\n第二行。\n") == ["第一行", "第二行。"]
     assert split_sentences("   ") == []

@@ -27,7 +27,7 @@ from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.dates import mentions_date
 from lambdarag.text.english import rejoin_abbreviations
-from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, split_sentences
+from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, rejoin_quotations, split_sentences
 
 MAX_SENTENCES = 3
 LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
@@ -42,6 +42,7 @@ VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
+MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when it ends with its full stop ("蒙古族。", "洛阳人。")
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 # score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
 # every sentence of a page matches the question's subject through its heading, the answer also echoes its predicate
@@ -320,7 +321,12 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
         return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, row_picking(wanted, table, head))]
     heading = normalize(head).replace(" ", "")
     return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body, lists)
-            if len(u.shown) >= MIN_SENTENCE_CHARS and not _furniture(u.shown, heading)]
+            if _long_enough(u.shown) and not _furniture(u.shown, heading)]
+
+
+def _long_enough(sentence: str) -> bool:
+    """A sentence of six characters or more, or a shorter one closed by its full stop (a fragment has none)."""
+    return len(sentence) >= MIN_SENTENCE_CHARS or (len(sentence) >= MIN_CLOSED_CHARS and sentence.endswith("。"))
 
 
 def _units(body: str, lists: bool = False) -> Iterator[Unit]:
@@ -339,7 +345,7 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             question = line  # a question never answers; the answer line after it does
         else:
             question = ""
-            yield from (Unit(s, s) for s in rejoin_abbreviations(split_sentences(line)))
+            yield from (Unit(s, s) for s in rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
 
 
 def cut_by_window(sentence: str, body: str) -> bool:

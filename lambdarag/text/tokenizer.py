@@ -51,6 +51,8 @@ _PLAIN = re.compile(f"(?P<unit>{_UNIT_RE})|(?P<ident>{_IDENT_RE})")
 _LATIN = re.compile("|".join([f"(?P<unit>{_UNIT_RE})", f"(?P<amount>{english.AMOUNT_RE})",
                               f"(?P<percent>{english.PERCENT_RE})", f"(?P<grouped>{english.GROUPED_RE})",
                               f"(?P<ident>{_IDENT_RE})"]))
+_QUOTES = (("「", "」"), ("『", "』"), ("“", "”"))
+QUOTED_MAX_CHARS = 160  # a quotation rejoined into its sentence up to this length
 _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
@@ -74,6 +76,28 @@ def normalize(text: str) -> str:
 def split_sentences(text: str) -> list[str]:
     """Sentences ending at 。！？；, at ! ? and at a '.' before a space, closing quotes kept; stripped."""
     return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+
+
+def rejoin_quotations(sentences: Sequence[str], most: int = QUOTED_MAX_CHARS) -> list[str]:
+    """Sentences cut inside a quotation joined again: 称「甲；乙」。 is one sentence, not 称「甲； and 乙」。
+    Joined only where the quotation closes within ``most`` characters (a longer or unclosed one keeps its cuts)."""
+    out: list[str] = []
+    i = 0
+    while i < len(sentences):
+        joined, j = sentences[i], i + 1
+        while _open_quotes(joined) and j < len(sentences) and len(joined) + len(sentences[j]) <= most:
+            joined, j = joined + sentences[j], j + 1
+        if j > i + 1 and not _open_quotes(joined):
+            out.append(joined)
+            i = j
+        else:
+            out.append(sentences[i])
+            i += 1
+    return out
+
+
+def _open_quotes(text: str) -> bool:
+    return any(text.count(left) > text.count(right) for left, right in _QUOTES)
 
 
 @functools.cache
