@@ -64,6 +64,7 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
     ("What is the treasurer responsible for?", "duties"),
     ("财务处的电话是多少？", "contact"),
     ("财务大厅在哪里？", "place"),
+    ("这位运动员是哪国人？", "place"),
     ("为什么要提交情况说明？", "reason"),
     ("这种方法又被称为什么？", "definition"),  # 称为什么 asks for a name, not why
     ("这座城市后来成为什么样的中心？", "general"),
@@ -544,6 +545,9 @@ def test_a_where_answer_states_where_more_than_it_names_a_place() -> None:
     origin = question_need("张某是哪里人？")
     assert evidence_bonus(origin, "张某，字子石，江城人。", "张某是哪里人？") > evidence_bonus(
         origin, "张某曾在江城区任职。", "张某是哪里人？")
+    # a note in brackets between the place and 人 ("江城县东镇（今东区）人")
+    assert evidence_bonus(origin, "江城县东镇（今东区）人。", "张某是哪里人？") == evidence_bonus(
+        origin, "张某，字子石，江城人。", "张某是哪里人？")
     assert evidence_bonus(question_need("Where is the plant?"), "The plant is located in Ohio.") > evidence_bonus(
         question_need("Where is the plant?"), "The plant makes steel.")
 

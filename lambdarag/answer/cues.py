@@ -50,7 +50,7 @@ MATERIALS_EN = (r"what (?:documents|materials|papers|forms)", r"which (?:documen
                 r"(?:needed|required)")
 CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "负责人是谁")
 CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
-PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处")
+PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
 DEADLINE_ASKED = ("截止", r"\bdeadline", r"\bdue (?:date|by)\b")  # with DEADLINE: answered by "30天内" as by a date
@@ -102,7 +102,8 @@ PLACE_STATED = ("位于", "坐落", "地处", "发源于", "出生于", "出生�
 PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "发现于",
                *PLACE_STATED, "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
 ORIGIN = ("哪里人", "哪儿人", "什么地方人", "何地人", "何处人", "哪国人", "哪个国家的人")  # asks where someone is from
-ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}人(?=[，。；,;）)]|$)"  # "安徽凤阳人，…", "晋朝敦煌人。"
+# "安徽凤阳人，…", "晋朝敦煌人。", "揭阳县榕城（今榕城区）人。"
+ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
 CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
                    "certificate", "copy of")
