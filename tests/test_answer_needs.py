@@ -616,3 +616,18 @@ def test_asked_as_of_a_date_the_figure_of_the_latest_year_up_to_it_answers_first
     scores = {s.sentence[:6]: s.score for s in scored_sentences(question, as_of.pieces, keywords, "fact",
                                                                  as_of.as_of)}
     assert scores["在2019年"] > scores["在2018年"] > scores["在2021年"]
+
+
+def test_a_sentence_saying_the_event_asked_in_other_words_answers() -> None:
+    from lambdarag.answer.needs import asked_event
+
+    assert asked_event("王某卒于哪一年？") is not None and asked_event("王某卒于哪一年？") is asked_event("何时去世")
+    assert asked_event("该校何时创办？") is asked_event("When was the company founded?")
+    assert asked_event("王某是哪里人？") is None
+    death = asked_event("王某卒于哪一年？")
+    assert death is not None and death.search("1994年病逝于江城。") and not death.search("率领士卒渡江。")
+    life = Chunk("life#1", "life", "王某", "王某",
+                 "1962年，王某被推荐出任江城大学校长。1930年，任江城学院教务长。1994年病逝于江城。")
+    p = pack({}, ["life#1"], [], {"life#1": life}, max_chars=3500)
+    answer = extractive_answer("王某卒于哪一年？", p, "temporal", {}, ["王某"])
+    assert answer.startswith("1994年病逝于江城"), answer

@@ -124,3 +124,12 @@ ROLE_EN = (r"\bwho\s+(?:is|was|are|were|has been)\s+(?:the\s+|its\s+|their\s+)?(
            r"([a-z][\w&.-]*(?:\s+[a-z][\w&.-]*){0,2})\s+(?:of|at|for|in)\b",)
 CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么")
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")
+# one event said in other words: a question asking with one word ("卒于哪一年") is answered by a sentence saying
+# another ("1994年病逝于…"); each family is a pattern of the words for one event
+EVENTS = (
+    (r"(?<![士兵狱走仓])卒(?![业子])", "去世", "逝世", "病逝", "病故", "过世", "死于", "殁", "辞世", "离世", "身故",
+     r"\bdied\b", r"\bdeath\b", r"\bpassed away\b"),
+    ("出生", "生于", "诞生", "出世", "降生", r"\bborn\b", r"\bbirth\b"),
+    ("成立", "创立", "创建", "建立", "创办", "始建", "组建", "设立", "创设", "建校", r"\bfounded\b",
+     r"\bestablished\b", r"\bincorporated\b", r"\bformed\b"),
+)

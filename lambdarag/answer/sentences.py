@@ -22,7 +22,7 @@ from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
-from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need
+from lambdarag.answer.needs import NEED_BONUS, Need, asked_event, evidence_bonus, question_need
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.dates import mentions_date
@@ -48,6 +48,7 @@ RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one
 # every sentence of a page matches the question's subject through its heading, the answer also echoes its predicate
 # (食物 ~ 猎食, 病因 ~ 起因于)
 ECHO_WEIGHT = 0.1
+EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒 ~ 病逝 ~ 去世)
 LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a list rather than answering
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
@@ -227,6 +228,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     wants_amount = bool(AMOUNT_QUESTION.search(question))
     amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT
     need = question_need(question)
+    event = asked_event(question)
     out: list[Scored] = []
     seen: set[str] = set()
     split = [split_piece(piece) for piece in evidence]  # (head line, body) of each piece
@@ -244,6 +246,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
             bonus = evidence_bonus(need, unit.shown, question, head)
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo
+            if event is not None and event.search(unit.shown):
+                score += EVENT_BONUS
             if wants_date and mentions_date(unit.shown, within=deadline):  # "2月5日", for a deadline "30天内" too
                 score += DATE_BONUS
             elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
