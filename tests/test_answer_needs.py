@@ -509,7 +509,7 @@ def test_slot_lines_without_a_core_aspect_leave_the_answer_to_the_sentences() ->
     ("编号L5。", False),
 ])
 def test_an_amount_is_a_figure_with_its_unit(text: str, amount: bool) -> None:
-    from lambdarag.answer.sentences import AMOUNT
+    from lambdarag.answer.asked_values import AMOUNT
 
     assert bool(AMOUNT.search(text)) is amount
 
@@ -561,7 +561,7 @@ def test_a_clause_opening_with_yin_states_a_reason() -> None:
 
 
 def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -> None:
-    from lambdarag.answer.sentences import asked_measure, counted_in
+    from lambdarag.answer.asked_values import asked_measure, counted_in
 
     assert [asked_measure(q) for q in ("联盟有多少家成员单位？", "录取前多少名？", "有几所学校？", "学费是多少？",
                                         "要多少钱？")] == ["家", "名", "所", "", ""]

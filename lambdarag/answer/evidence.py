@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from lambdarag.answer.asked_values import AMOUNT
 from lambdarag.answer.context import Packed, Repealed
-from lambdarag.answer.sentences import AMOUNT, score_text
+from lambdarag.answer.sentences import score_text
 from lambdarag.answer.slots import document_chunks
 from lambdarag.answer.table_text import question_grams
 from lambdarag.records import Chunk

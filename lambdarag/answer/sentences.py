@@ -9,23 +9,20 @@ its answer line is shown. Headings and page furniture are never answer sentences
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from lambdarag.answer import cues
 from lambdarag.answer.as_of import scores_as_of
 from lambdarag.answer.asked_page import ON_PAGE, asked_pages
+from lambdarag.answer.asked_values import AskedValues
 from lambdarag.answer.context import Piece
-from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
-from lambdarag.answer.needs import NEED_BONUS, Need, asked_event, evidence_bonus, question_need
+from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
-from lambdarag.text.dates import mentions_date
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, rejoin_quotations, split_sentences
 
@@ -37,8 +34,6 @@ BROAD_INTENTS = frozenset({"synthesis", "compare"})
 BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
 BROAD_FLOOR = 0.4
 LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one chunk: read up to five of them
-DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
-VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
@@ -48,7 +43,6 @@ RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one
 # every sentence of a page matches the question's subject through its heading, the answer also echoes its predicate
 # (食物 ~ 猎食, 病因 ~ 起因于)
 ECHO_WEIGHT = 0.1
-EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒 ~ 病逝 ~ 去世)
 LABEL_FACTOR = 0.6  # score kept by a lead-in ending in ：, which announces a list rather than answering
 WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
@@ -56,23 +50,6 @@ PART_MATCH = 0.5  # share of a part's words its sentence must hold
 CUT_FACTOR = 0.8  # score kept by a sentence the chunk's window cut (its other part is in the neighbouring chunk)
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
-DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
-DEADLINE_QUESTION = cue_pattern(*cues.DEADLINE, *cues.DEADLINE_ASKED, flags=re.IGNORECASE)
-AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE)
-AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万"
-                    # measures of length, area, weight, age, time and temperature ("水深0至12公尺", "重3吨")
-                    r"|米|公尺|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|克|斤|岁|秒|周|℃)"
-                    r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)"
-                    # English: a currency before the figure, a scale or unit after it ("$1.2 billion", "12 percent")
-                    r"|[$€£¥]\s?\d"
-                    r"|\d[\d,.]*\s*(?:percent|million|billion|thousand|bps|basis points|km|miles?|kg|tons?)\b",
-                    re.IGNORECASE)
-# The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
-# answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
-_ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
-_COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
-_NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
-_COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:余|多|来)?\s*(?:万|亿)?\s*(?:余|多)?\s*"
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -223,12 +200,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
-    wants_date = intent == "temporal" or bool(DATE_QUESTION.search(question))
-    deadline = bool(DEADLINE_QUESTION.search(question))
-    wants_amount = bool(AMOUNT_QUESTION.search(question))
-    amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT
+    asked = AskedValues.of(question, intent)
     need = question_need(question)
-    event = asked_event(question)
     out: list[Scored] = []
     seen: set[str] = set()
     split = [split_piece(piece) for piece in evidence]  # (head line, body) of each piece
@@ -245,15 +218,11 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
             echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
             bonus = evidence_bonus(need, unit.shown, question, head)
-            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo
-            if event is not None and event.search(unit.shown):
-                score += EVENT_BONUS
-            if wants_date and mentions_date(unit.shown, within=deadline):  # "2月5日", for a deadline "30天内" too
-                score += DATE_BONUS
-            elif (wants_amount or intent == "synthesis") and amount.search(unit.shown):
-                score += VALUE_BONUS  # an overview is made of the figures too
-            elif _names_topic_only(unit, bonus, need):
+            value = asked.value_bonus(unit.shown)  # the date or amount asked
+            if not value and _names_topic_only(unit, bonus, need):
                 continue
+            score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo + value
+            score += asked.event_bonus(unit.shown)
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):
@@ -283,24 +252,6 @@ def _unsaid_characters(keywords: Sequence[str], head: str) -> frozenset[str]:
 
 def _echo(characters: frozenset[str], sentence: str) -> float:
     return sum(1 for c in characters if c in sentence) / len(characters) if characters else 0.0
-
-
-def asked_measure(question: str) -> str:
-    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名) or before the 数 it asks
-    ("人数是多少" -> 人), "" when the question names none."""
-    m = _ASKED_MEASURE.search(question) or _COUNT_OF.search(question)
-    return m.group(1) if m and m.group(1) not in _NOT_MEASURES else ""
-
-
-@functools.lru_cache(maxsize=256)
-def counted_in(measure: str) -> re.Pattern[str]:
-    """What a sentence answering a count in ``measure`` carries: a number in it ("60家", "412万册", "前5名", "学制四年"
-    but not "2014年"); without a measure, any amount (AMOUNT)."""
-    if not measure:
-        return AMOUNT
-    # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
-    count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
-    return re.compile(count + re.escape(measure))
 
 
 def _whole_rows(question: str, intent: str, need: str) -> int:

@@ -1,0 +1,83 @@
+"""What a question asks a sentence to carry: a date (a deadline), an amount in the measure asked, the event asked.
+
+A sentence carrying it scores a bonus over one that only shares the question's words (answer/sentences.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from lambdarag.answer import cues
+from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.needs import asked_event
+from lambdarag.text.dates import mentions_date
+
+DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
+VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
+EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒 ~ 病逝 ~ 去世)
+VALUE_INTENTS = frozenset({"synthesis"})  # an overview is made of the figures too
+
+DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
+DEADLINE_QUESTION = cue_pattern(*cues.DEADLINE, *cues.DEADLINE_ASKED, flags=re.IGNORECASE)
+AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE)
+AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万"
+                    # measures of length, area, weight, age, time and temperature ("水深0至12公尺", "重3吨")
+                    r"|米|公尺|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|克|斤|岁|秒|周|℃)"
+                    r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)"
+                    # English: a currency before the figure, a scale or unit after it ("$1.2 billion", "12 percent")
+                    r"|[$€£¥]\s?\d"
+                    r"|\d[\d,.]*\s*(?:percent|million|billion|thousand|bps|basis points|km|miles?|kg|tons?)\b",
+                    re.IGNORECASE)
+# The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
+# answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
+_ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
+_COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
+_NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
+_COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:余|多|来)?\s*(?:万|亿)?\s*(?:余|多)?\s*"
+
+
+@dataclass(frozen=True)
+class AskedValues:
+    """The values a question asks for, read once per question."""
+
+    date: bool  # a date ("什么时候", a temporal intent)
+    deadline: bool  # a deadline: "30天内" answers it too
+    amount: re.Pattern[str] | None  # what an amount answering it looks like; None when no amount is asked
+    event: re.Pattern[str] | None  # the words for the event asked (death, birth, founding)
+
+    @classmethod
+    def of(cls, question: str, intent: str) -> AskedValues:
+        wants_amount = bool(AMOUNT_QUESTION.search(question))
+        amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT if intent in VALUE_INTENTS else None
+        return cls(intent == "temporal" or bool(DATE_QUESTION.search(question)),
+                   bool(DEADLINE_QUESTION.search(question)), amount, asked_event(question))
+
+    def value_bonus(self, sentence: str) -> float:
+        """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked, else 0."""
+        if self.date and mentions_date(sentence, within=self.deadline):  # "2月5日", for a deadline "30天内" too
+            return DATE_BONUS
+        return VALUE_BONUS if self.amount is not None and self.amount.search(sentence) else 0.0
+
+    def event_bonus(self, sentence: str) -> float:
+        """EVENT_BONUS for a sentence naming the event asked, in any of its words."""
+        return EVENT_BONUS if self.event is not None and self.event.search(sentence) else 0.0
+
+
+def asked_measure(question: str) -> str:
+    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名) or before the 数 it asks
+    ("人数是多少" -> 人), "" when the question names none."""
+    m = _ASKED_MEASURE.search(question) or _COUNT_OF.search(question)
+    return m.group(1) if m and m.group(1) not in _NOT_MEASURES else ""
+
+
+@functools.lru_cache(maxsize=256)
+def counted_in(measure: str) -> re.Pattern[str]:
+    """What a sentence answering a count in ``measure`` carries: a number in it ("60家", "412万册", "前5名", "学制四年"
+    but not "2014年"); without a measure, any amount (AMOUNT)."""
+    if not measure:
+        return AMOUNT
+    # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
+    count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
+    return re.compile(count + re.escape(measure))
