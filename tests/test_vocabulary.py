@@ -108,14 +108,14 @@ def test_graph_reads_contacts_and_titles_as_before() -> None:
 
 
 def test_each_consumer_keeps_its_cue_set() -> None:
-    from lambdarag.answer import sentences, table_lookup, table_text
+    from lambdarag.answer import asked_values, table_lookup, table_text
 
     dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|何年|何日|几时|几月|几号|日期|截止|年份"
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|when"
-    assert sentences.DATE_QUESTION.pattern == f"{dates}|起施行|生效|when"
+    assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|when"
     assert table_lookup.AMOUNT_WORDS.pattern == (
         "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)")
-    assert sentences.AMOUNT_QUESTION.pattern == (
+    assert asked_values.AMOUNT_QUESTION.pattern == (
         "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)")
     assert table_lookup._MOST.pattern == "最多|最高|最大|最长|最贵|最快|第一"
     assert table_text._MOST.pattern == "最多|最高|最大|最长|最贵|最快"
@@ -129,12 +129,12 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     ("排名第一的是哪个学院", False, False, False), ("几号窗口", True, False, True),
 ])
 def test_cue_sets_answer_as_before(question: str, date: bool, amount: bool, value: bool) -> None:
-    from lambdarag.answer import sentences, table_lookup
+    from lambdarag.answer import asked_values, table_lookup
 
     assert bool(table_lookup.DATE_WORDS.search(question)) == date
     assert bool(table_lookup.AMOUNT_WORDS.search(question)) == amount
     assert bool(table_lookup.VALUE_QUESTION.search(question)) == value
-    assert bool(sentences.AMOUNT_QUESTION.search("报销时限")) and not table_lookup.AMOUNT_WORDS.search("报销时限")
+    assert bool(asked_values.AMOUNT_QUESTION.search("报销时限")) and not table_lookup.AMOUNT_WORDS.search("报销时限")
 
 
 # --- Specificity ----------------------------------------------------------------------------------
