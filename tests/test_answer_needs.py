@@ -631,3 +631,14 @@ def test_a_sentence_saying_the_event_asked_in_other_words_answers() -> None:
     p = pack({}, ["life#1"], [], {"life#1": life}, max_chars=3500)
     answer = extractive_answer("王某卒于哪一年？", p, "temporal", {}, ["王某"])
     assert answer.startswith("1994年病逝于江城"), answer
+
+
+def test_the_number_of_sentences_an_answer_quotes_is_the_operators_setting() -> None:
+    rules = Chunk("rules#1", "rules", "报销规定", "报销规定",
+                  "报销单须由经办人填写。报销单须由负责人签字。报销单须附发票原件。报销单须在三十天内提交。"
+                  "报销单须经财务处审核。")
+    p = pack({}, ["rules#1"], [], {"rules#1": rules}, max_chars=3500)
+    question, keywords = "报销单的规定是什么？", ["报销单", "规定"]
+    assert extractive_answer(question, p, "fact", {}, keywords, sentences=2).count("[1]") == 2
+    assert extractive_answer(question, p, "fact", {}, keywords).count("[1]") == 4  # the default: 4
+    assert extractive_answer(question, p, "fact", {}, keywords, budget=40, sentences=4).count("[1]") < 4

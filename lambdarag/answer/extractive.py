@@ -17,6 +17,7 @@ from lambdarag.answer.context import Packed
 from lambdarag.answer.needs import Need, is_english, question_need
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
+    MAX_SENTENCES,
     Scored,
     best_sentences,
     doc_of,
@@ -41,11 +42,12 @@ YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answe
 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],
-                      keywords: Sequence[str] = (), budget: int = ANSWER_CHARS) -> str:
-    """The lines that meet the question's need first, within ``budget``; then the repeal notes of cited documents."""
+                      keywords: Sequence[str] = (), budget: int = ANSWER_CHARS, sentences: int = MAX_SENTENCES) -> str:
+    """The lines that meet the question's need first, within ``budget`` (evidence sentences: at most ``sentences``
+    for a question neither an overview nor a list); then the repeal notes of cited documents."""
     need = question_need(question)
     scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)  # once for every use below
-    lines = _answer_lines(question, packed, intent, slots, scored, need)
+    lines = _answer_lines(question, packed, intent, slots, scored, need, sentences)
     if need.kind == "yesno":
         lines = _yes_no(scored, need, lines)
     text = "".join(fit_budget(lines, budget)).strip()
@@ -91,7 +93,7 @@ def _cn_date(iso: str) -> str:
 
 
 def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], scored: Sequence[Scored],
-                  need: Need) -> list[str]:
+                  need: Need, sentences: int = MAX_SENTENCES) -> list[str]:
     """Table lines, else slot lines for person/process/data (the needed one first), then evidence sentences."""
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
     if table:
@@ -102,7 +104,7 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
-        return [s.cited() for s in best_sentences(question, scored, intent)]
+        return [s.cited() for s in best_sentences(question, scored, intent, sentences=sentences)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
     lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not _holds_asked(written, need) else []
     return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]

@@ -123,7 +123,7 @@ class AnswerStream:
 
     def _extractive(self) -> Iterator[str]:
         text = extractive_answer(self.question, self.packed, self.intent, self.slots, self.keywords,
-                                 self.config.context.answer_chars)
+                                 self.config.context.answer_chars, self.config.context.answer_sentences)
         for piece in [p for p in _PIECES.findall(text) if p] or [text]:
             self.text += piece
             yield piece

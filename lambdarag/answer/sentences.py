@@ -26,7 +26,7 @@ from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_tabl
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, rejoin_quotations, split_sentences
 
-MAX_SENTENCES = 3
+MAX_SENTENCES = 4  # default context.answer_sentences: sentences of an answer (not an overview or list), per chunk too
 LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
 FLOOR = 0.6  # a sentence must score this share of the best one to be added
 TOP_CHUNK_FLOOR = 0.7  # the top chunk's best sentence leads when it scores this share of the best
@@ -111,7 +111,7 @@ def split_piece(piece: Piece) -> tuple[str, str]:
 
 
 def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact",
-                   limit: int | None = None) -> list[Scored]:
+                   limit: int | None = None, sentences: int = MAX_SENTENCES) -> list[Scored]:
     """The evidence sentences that answer best, in answer order, from the question's ``scored_sentences``.
 
     The top fused chunk's best sentence comes first when it matches reasonably: fusion is the consensus
@@ -122,7 +122,7 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
         return []
     best = max(s.score for s in scored)
     # a page's sentences may make the whole answer (its floor limits them); an overview draws on several chunks
-    most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (MAX_SENTENCES, MAX_SENTENCES)
+    most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (sentences, sentences)
     need = question_need(question).kind
     if need == "list":  # "有哪些…", "which…": the items, however many of one chunk
         most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])

@@ -200,6 +200,7 @@ class ContextConfig:
     max_wiki_chars: int = field(metadata=rng(0, 200_000))
     excerpt_chars: int = field(metadata=rng(20, 5_000))
     answer_chars: int = field(metadata=rng(40, 5_000))  # the extractive answer's budget, citations excluded
+    answer_sentences: int = field(metadata=rng(1, 20))  # evidence sentences of an extractive answer, at most
 
 
 @dataclass(frozen=True)
