@@ -74,6 +74,24 @@ def test_table_parser_reads_pipe_rows_with_caption() -> None:
     assert rest is not None and rest.header == () and rest.rows == (("7", "法学类"), ("8", "外语类"))
 
 
+def test_a_header_of_two_rows_is_read_as_one() -> None:
+    from lambdarag.answer.table_lookup import lookup
+
+    text = ("各学院经费（万元）\n| 学院 | 2023年 | 2024年 |\n| 预算 | 决算 | 预算 | 决算 |\n"
+            "| 文学院 | 120 | 118 | 130 | 126 |\n| 理学院 | 210 | 205 | 220 | 219 |")
+    table = parse_table(text)
+    assert table is not None
+    assert table.header == ("学院", "2023年 预算", "2023年 决算", "2024年 预算", "2024年 决算")
+    assert table.rows == (("文学院", "120", "118", "130", "126"), ("理学院", "210", "205", "220", "219"))
+    found = lookup(table, "理学院2024年的决算是多少？")
+    assert found is not None and found.rows == (1,) and found.columns == (4,)
+    # a second row of words over rows of words is data, and one as wide as the header is not a sub-header
+    names = parse_table("| 姓名 | 职务 |\n| 张三 | 处长 |\n| 李四 | 科长 |")
+    assert names is not None and names.header == ("姓名", "职务") and len(names.rows) == 2
+    same = parse_table("| 学院 | 2023年 | 2024年 |\n| 合计 | 小计 | 总计 |\n| 文学院 | 120 | 130 |")
+    assert same is not None and same.header == ("学院", "2023年", "2024年") and len(same.rows) == 2
+
+
 def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -> None:
     result = fill_slots("person", "管科研经费的科长是哪位老师？邮箱是什么？", [FAQ, CONTACTS], None, config)
     assert result.method == "rules" and result.error is None

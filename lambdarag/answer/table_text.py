@@ -72,7 +72,30 @@ def parse_table(text: str) -> ParsedTable | None:
         # the first row starts with a serial number as the rows do: the rest of a table whose header was in the
         # chunk before, all data
         return ParsedTable((), (tuple(header), *rows), " ".join(caption))
+    spanned = _spanned_header(header, rows)
+    if spanned is not None:
+        header, rows = spanned
     return ParsedTable(tuple(header), tuple(rows), " ".join(caption))
+
+
+def _spanned_header(header: list[str], rows: list[tuple[str, ...]]) -> tuple[list[str], list[tuple[str, ...]]] | None:
+    """A header of two rows read as one, or None: the top row's first cells span both rows and each of its other
+    cells spans as many columns of the second ("| 项目 | 本年 | 上年 |" over "| 金额 | 占比 | 金额 | 占比 |"
+    heads "项目 | 本年 金额 | 本年 占比 | 上年 金额 | 上年 占比"). The second row is all words, the rows under it
+    hold figures."""
+    if len(rows) < 2 or not all(c and number(c) is None for c in rows[0]):
+        return None
+    sub, data = rows[0], rows[1:]
+    width = max(len(r) for r in data)
+    leading = width - len(sub)  # the top row's cells that span both rows
+    groups = len(header) - leading
+    if leading < 1 or groups < 1 or len(sub) % groups or len(sub) == groups:
+        return None
+    if sum(1 for r in data if any(number(c) is not None for c in r[leading:])) * 2 < len(data):
+        return None
+    span = len(sub) // groups
+    merged = [*header[:leading], *(f"{header[leading + i // span]} {cell}" for i, cell in enumerate(sub))]
+    return merged, [tuple(_pad(list(r), width)) for r in data]
 
 
 def is_footnote(cells: list[str]) -> bool:
