@@ -102,7 +102,7 @@ PLACE_STATED = ("位于", "坐落", "地处", "发源于", "出生于", "出生�
 PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "发现于",
                *PLACE_STATED, "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
 ORIGIN = ("哪里人", "哪儿人", "什么地方人", "何地人", "何处人", "哪国人", "哪个国家的人")  # asks where someone is from
-# "安徽凤阳人，…", "晋朝敦煌人。", "揭阳县榕城（今榕城区）人。"
+# "江城人，…", "某朝某地人。", "某县某镇（今某区）人。"
 ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
 CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
@@ -125,7 +125,7 @@ ROLE_EN = (r"\bwho\s+(?:is|was|are|were|has been)\s+(?:the\s+|its\s+|their\s+)?(
 CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么")
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")
 # one event said in other words: a question asking with one word ("卒于哪一年") is answered by a sentence saying
-# another ("1994年病逝于…"); each family is a pattern of the words for one event
+# another ("某年病逝于…"); each family is a pattern of the words for one event
 EVENTS = (
     (r"(?<![士兵狱走仓])卒(?![业子])", "去世", "逝世", "病逝", "病故", "过世", "死于", "殁", "辞世", "离世", "身故",
      r"\bdied\b", r"\bdeath\b", r"\bpassed away\b"),

@@ -165,7 +165,7 @@ def gives_reason(sentence: str) -> bool:
 
 def _place_bonus(sentence: str, asked: str) -> float:
     """NEED_BONUS for a sentence naming a place, PLACE_STATED_BONUS more where it states where something is (位于,
-    生于…) or, asked "哪里人", whose origin it names ("安徽凤阳人")."""
+    生于…) or, asked "哪里人", whose origin it names ("江城人")."""
     origin = bool(_ORIGIN.search(asked) and _ORIGIN_MARK.search(sentence))
     if origin or _PLACE_STATED.search(sentence):
         return NEED_BONUS + PLACE_STATED_BONUS

@@ -37,7 +37,7 @@ LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one 
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
-MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when it ends with its full stop ("蒙古族。", "洛阳人。")
+MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 # score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
 # every sentence of a page matches the question's subject through its heading, the answer also echoes its predicate
