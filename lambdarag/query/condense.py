@@ -173,7 +173,7 @@ def parallel_span(text: str, phrase: str) -> tuple[int, int] | None:
 
 def _generic_head(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
     """A question opening with the generic head of the previous entity: "学院的院长是谁" after 国学院 — the head a
-    word of its own there ("大学生…" after 中国人民大学 opens with another word)."""
+    word of its own there ("大学生…" after 江城大学 opens with another word)."""
     entity = _antecedent(resolved, person=False)
     body = strip_courtesy(question)
     if entity is None or entity in body:

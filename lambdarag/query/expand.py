@@ -94,7 +94,7 @@ def find_synonyms(question: str, keywords: Sequence[str], table: Mapping[str, Se
 def entity_names(question: str, entities: Sequence[Entity], aliases: Mapping[str, Sequence[str]] | None) -> list[str]:
     """The names the question's entities go by in the documents and the question does not say itself.
 
-    With the entity graph's alias index, an entity asked by an alias ("人大文学院") brings the name its
+    With the entity graph's alias index, an entity asked by an alias ("江大文学院") brings the name its
     graph node has ("文学院"); without it, each entity's own name (the earlier behaviour).
     """
     if aliases is None:
