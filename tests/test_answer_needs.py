@@ -624,6 +624,8 @@ def test_a_sentence_saying_the_event_asked_in_other_words_answers() -> None:
     assert asked_event("王某卒于哪一年？") is not None and asked_event("王某卒于哪一年？") is asked_event("何时去世")
     assert asked_event("该校何时创办？") is asked_event("When was the company founded?")
     assert asked_event("王某是哪里人？") is None
+    diet = asked_event("这种鱼主要吃什么？")
+    assert diet is not None and diet is asked_event("这种鱼以什么为食？") and diet.search("以藻类与小型甲壳类为食。")
     death = asked_event("王某卒于哪一年？")
     assert death is not None and death.search("1994年病逝于江城。") and not death.search("率领士卒渡江。")
     life = Chunk("life#1", "life", "王某", "王某",

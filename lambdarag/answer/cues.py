@@ -132,4 +132,5 @@ EVENTS = (
     ("出生", "生于", "诞生", "出世", "降生", r"\bborn\b", r"\bbirth\b"),
     ("成立", "创立", "创建", "建立", "创办", "始建", "组建", "设立", "创设", "建校", r"\bfounded\b",
      r"\bestablished\b", r"\bincorporated\b", r"\bformed\b"),
+    ("吃", "为食", "捕食", "猎食", "觅食", "进食", "啃食", "摄食", "食性", "食物", r"\b(?:eats?|feeds? on|diet)\b"),
 )
