@@ -88,6 +88,9 @@ def test_a_header_of_two_rows_is_read_as_one() -> None:
     # a second row of words over rows of words is data, and one as wide as the header is not a sub-header
     names = parse_table("| 姓名 | 职务 |\n| 张三 | 处长 |\n| 李四 | 科长 |")
     assert names is not None and names.header == ("姓名", "职务") and len(names.rows) == 2
+    years = parse_table("| 项目 | 收入 | 支出 |\n| 2023年 | 2024年 | 2023年 | 2024年 |\n| 学费 | 10 | 12 | 3 | 4 |"
+                        "\n| 住宿费 | 5 | 6 | 1 | 2 |")
+    assert years is not None and years.header[1:3] == ("收入 2023年", "收入 2024年") and years.rows[0][4] == "4"
     same = parse_table("| 学院 | 2023年 | 2024年 |\n| 合计 | 小计 | 总计 |\n| 文学院 | 120 | 130 |")
     assert same is not None and same.header == ("学院", "2023年", "2024年") and len(same.rows) == 2
 

@@ -23,6 +23,7 @@ _MIXED = re.compile(r"[A-Za-z0-9]+[\u3400-\u9fff]")  # "C类", "2号", "4月": t
 _FOOTNOTE = re.compile(r"^\s*(?:注|备注|说明|资料来源|数据来源)\s*[:：]")
 _MOST = cue_pattern(*cues.MOST)
 _LEAST = cue_pattern(*cues.LEAST)
+_YEAR_HEAD = re.compile(r"(?:19|20)\d{2}\s*(?:年度?|年末|年初)?|FY\s?\d{2,4}", re.IGNORECASE)  # "2023年", "FY2024"
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,8 @@ def _spanned_header(header: list[str], rows: list[tuple[str, ...]]) -> tuple[lis
     """A header of two rows read as one, or None: the top row's first cells span both rows and each of its other
     cells spans as many columns of the second ("| 项目 | 本年 | 上年 |" over "| 金额 | 占比 | 金额 | 占比 |"
     heads "项目 | 本年 金额 | 本年 占比 | 上年 金额 | 上年 占比"). The second row is all words, the rows under it
-    hold figures."""
-    if len(rows) < 2 or not all(c and number(c) is None for c in rows[0]):
+    hold figures (its cells are words or years: "2023年", "FY2024")."""
+    if len(rows) < 2 or not all(c and (number(c) is None or _YEAR_HEAD.fullmatch(c)) for c in rows[0]):
         return None
     sub, data = rows[0], rows[1:]
     width = max(len(r) for r in data)
