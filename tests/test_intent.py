@@ -52,6 +52,9 @@ def test_find_matches_keeps_partial_overlaps_and_whole_latin_words() -> None:
     ("请总结一下财务管理制度体系", "synthesis"),
     ("差旅费管理办法最新修订是什么时候？", "temporal"),
     ("Who is the contact for reimbursement?", "person"),
+    # how something is, not how to do it: 如何 and 怎么 are process words
+    ("报账大厅的办理情况如何？", "fact"), ("宿舍条件怎么样？", "fact"), ("怎么样申请助学金？", "process"),
+    ("如何办理报销？", "process"),
 ])
 def test_rules_pick_the_highest_score(question: str, intent: str) -> None:
     result = classify(question, INTENTS, None)
