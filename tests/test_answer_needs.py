@@ -109,6 +109,7 @@ def test_a_request_to_be_told_is_not_a_yes_no_question(question: str, kind: str,
 @pytest.mark.parametrize(("question", "asks"), [
     ("那报账大厅呢？", False), ("And the year before?", False), ("What about 2021?", False),
     ("报账大厅有什么特点？", True), ("需要带发票吗", True), ("为何延期", True), ("How did revenue change?", True),
+    ("哪年开始的？", True), ("宿舍条件怎样？", True), ("要多久？", True),
     ("Is the report audited?", True),
 ])
 def test_a_question_asks_in_words_of_its_own_or_continues_the_turn_before(question: str, asks: bool) -> None:

@@ -59,7 +59,7 @@ _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
 _OPEN_WORD_EN = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b(?!\s+about\b)", re.IGNORECASE)
-_REASON = cue_pattern(*cues.REASON)
+_ASKING = cue_pattern(*cues.OPEN_QUESTION, *cues.REASON, "哪", "怎样", "多久", "多长", "多大", "何[时地处种人]")
 _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" chooses, it does not ask yes/no
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能"}
@@ -112,7 +112,7 @@ def asks_something(question: str) -> bool:
     english = is_english(question)
     if english:
         return bool(_OPEN_WORD_EN.search(question) or yes_no_modal(question, True))
-    return bool(_OPEN_WORD.search(question) or _REASON.search(question) or yes_no_modal(question))
+    return bool(_ASKING.search(question) or yes_no_modal(question))
 
 
 def yes_no_modal(question: str, english: bool = False) -> str:
