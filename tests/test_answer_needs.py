@@ -620,7 +620,7 @@ def test_asked_as_of_a_date_the_figure_of_the_latest_year_up_to_it_answers_first
 
 
 def test_a_sentence_saying_the_event_asked_in_other_words_answers() -> None:
-    from lambdarag.answer.needs import asked_event
+    from lambdarag.answer.asked_values import asked_event
 
     assert asked_event("王某卒于哪一年？") is not None and asked_event("王某卒于哪一年？") is asked_event("何时去世")
     assert asked_event("该校何时创办？") is asked_event("When was the company founded?")

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.needs import asked_event
 from lambdarag.text.dates import mentions_date
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
@@ -35,6 +34,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
 _COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
 _NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
+_EVENTS = tuple(cue_pattern(*family, flags=re.IGNORECASE) for family in cues.EVENTS)
 _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:余|多|来)?\s*(?:万|亿)?\s*(?:余|多)?\s*"
 
 
@@ -63,6 +63,12 @@ class AskedValues:
     def event_bonus(self, sentence: str) -> float:
         """EVENT_BONUS for a sentence naming the event asked, in any of its words."""
         return EVENT_BONUS if self.event is not None and self.event.search(sentence) else 0.0
+
+
+def asked_event(question: str) -> re.Pattern[str] | None:
+    """The words for the event a question asks about (death: 卒, 去世, 病逝…; birth; founding; eating), None for
+    none: a sentence saying it in any of them names the event asked."""
+    return next((family for family in _EVENTS if family.search(question)), None)
 
 
 def asked_measure(question: str) -> str:

@@ -72,7 +72,6 @@ _ROLE_AFTER = re.compile(cues.ROLE_AFTER)
 _ROLE_EN = cue_pattern(*cues.ROLE_EN, flags=re.IGNORECASE)
 _ROLE_TRIM = "的之？?。 "
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_EVENTS = tuple(cue_pattern(*family, flags=re.IGNORECASE) for family in cues.EVENTS)
 
 
 @dataclass(frozen=True)
@@ -150,12 +149,6 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
         return _place_bonus(sentence, asked)
     pattern = _EVIDENCE.get(need.kind)
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
-
-
-def asked_event(question: str) -> re.Pattern[str] | None:
-    """The words for the event a question asks about (death: 卒, 去世, 病逝…; birth; founding), None for none: a
-    sentence saying it in any of them names the event asked."""
-    return next((family for family in _EVENTS if family.search(question)), None)
 
 
 def gives_reason(sentence: str) -> bool:
