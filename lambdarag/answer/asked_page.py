@@ -30,13 +30,15 @@ def asked_pages(question: str, heads: Iterable[tuple[str, str]]) -> frozenset[st
     """The documents, of (doc_id, head line) pairs, whose title the question holds (a Latin title as whole words:
     "Tax" is not in "syntax")."""
     asked = normalize(question)
-    return frozenset(doc_id for doc_id, head in heads if _holds(asked, normalize(page_title(head))))
+    spaced, squeezed = " ".join(asked.split()), asked.replace(" ", "")  # the question's two forms, made once
+    return frozenset(doc_id for doc_id, head in heads if _holds(spaced, squeezed, normalize(page_title(head))))
 
 
-def _holds(asked: str, title: str) -> bool:
+def _holds(spaced: str, squeezed: str, title: str) -> bool:
+    """Whether the question (``spaced``: single spaces; ``squeezed``: none) holds ``title``."""
     if len(title.replace(" ", "")) < MIN_TITLE_CHARS:
         return False
     if _LATIN.search(title):
         words = re.escape(" ".join(title.split()))
-        return re.search(rf"(?<![a-z0-9]){words}(?![a-z0-9])", " ".join(asked.split())) is not None
-    return title.replace(" ", "") in asked.replace(" ", "")
+        return re.search(rf"(?<![a-z0-9]){words}(?![a-z0-9])", spaced) is not None
+    return title.replace(" ", "") in squeezed
