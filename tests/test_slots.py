@@ -110,6 +110,17 @@ def test_person_rules_fall_back_to_prose_with_a_phone(config: Config) -> None:
     assert slots["name"] == "马骏" and slots["phone"] == "027-87651102"
 
 
+def test_a_contact_list_one_cell_a_line_gives_the_phone_of_the_place_asked(config: Config) -> None:
+    # a directory flattened from a page layout: place, person, phone, each on its own line; the page's
+    # title says whose directory it is, so a phone line elsewhere sharing more question words loses
+    directory = Chunk("desk#0001", "desk", "招生咨询联系方式", "招生咨询联系方式",
+                      "华东\n李老师\n13800000001\n华南\n王老师\n陈老师\n13800000002\n13800000003\n西北\n周老师\n13800000004")
+    other = Chunk("art#0000", "art", "艺术类报名", "艺术类报名", "艺术类招生咨询电话（全国） 13900000009")
+    slots = fill_slots("person", "华南地区的招生咨询找谁？", [other, directory], None, config).slots
+    assert slots["phone"] == "13800000002" and slots["sources"]["phone"] == "desk#0001"
+    assert slots["mention"] == "华南 王老师 陈老师 13800000002"
+
+
 def test_process_rules_collect_steps_materials_where_and_basis(config: Config) -> None:
     slots = fill_slots("process", "差旅费怎么报销？需要什么材料？", [STEPS, MATERIALS, BASIS], None, config).slots
     assert slots["steps"][0].startswith("出差前") and len(slots["steps"]) == 4

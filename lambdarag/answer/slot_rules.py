@@ -56,6 +56,9 @@ PERSON_HEADERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("office", ("办公室", "办公地点", "地点", "窗口", "office")),
     ("duties", ("职责", "业务范围", "分工", "负责事项", "duties")),
 )
+MAX_LABEL_LINES = 3  # label lines ("某地", "王老师") a bare phone or e-mail line takes from before it
+MAX_LABEL_CHARS = 20  # a longer line is prose, not a label
+_WORD = re.compile(r"[\u4e00-\u9fffA-Za-z]")
 CONTACT_BONUS = 2.0  # per contact field (phone, e-mail) a table row carries
 PERSON_FIELDS = ("name", "title", "department", "phone", "email", "office", "duties")
 
@@ -125,16 +128,38 @@ def _row_person(row: tuple[str, ...], columns: dict[int, str], chunk_id: str) ->
 
 
 def _segments(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"[。；;\n]", text) if s.strip()]
+    """Sentences and lines; a line holding only a phone or e-mail takes the label lines just before it.
+
+    A contact list flattened from a table or a page layout puts one cell on a line ("某地", "王老师",
+    "138…", "某地", …): the phone's own line says nothing of whose it is, the lines before it do.
+    """
+    out: list[str] = []
+    labels: list[str] = []
+    for line in (s.strip() for s in re.split(r"[。；;\n]", text)):
+        if not line:
+            continue
+        if _bare_contact(line):
+            out.append(" ".join([*labels[-MAX_LABEL_LINES:], line]))
+            labels = []
+            continue
+        out.append(line)
+        labels = [*labels, line] if len(line) <= MAX_LABEL_CHARS else []
+    return out
+
+
+def _bare_contact(line: str) -> bool:
+    rest = CONTACT_EMAIL.sub("", CONTACT_PHONE.sub("", line))
+    return rest != line and not _WORD.search(rest)
 
 
 def _person_from_prose(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str, Any] | None:
     best: tuple[float, str, str] | None = None
     for chunk in evidence:
+        heading = chunk.breadcrumb or chunk.title  # whose contacts a page lists: its title says
         for segment in _segments(chunk.text):
             if not (CONTACT_PHONE.search(segment) or CONTACT_EMAIL.search(segment)):
                 continue
-            score = match_score(wanted, segment)
+            score = match_score(wanted, f"{heading} {segment}")
             if best is None or score > best[0]:
                 best = (score, segment, chunk.chunk_id)
     if best is None:
