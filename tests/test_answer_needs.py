@@ -645,3 +645,10 @@ def test_the_number_of_sentences_an_answer_quotes_is_the_operators_setting() -> 
     assert extractive_answer(question, p, "fact", {}, keywords, sentences=2).count("[1]") == 2
     assert extractive_answer(question, p, "fact", {}, keywords).count("[1]") == 4  # the default: 4
     assert extractive_answer(question, p, "fact", {}, keywords, budget=40, sentences=4).count("[1]") < 4
+
+
+def test_a_list_a_colon_opens_is_quoted_whole_not_its_first_item() -> None:
+    text = ("评审共设三项标准：一是选题有现实意义；二是方法规范可靠；三是结论有数据支撑。"
+            "评审由专家组负责。评审结果在学院网站公示。")
+    answer = extractive_answer("评审标准有哪些？", one_doc("评审办法", text), "fact", {})
+    assert first_sentence(answer).endswith("三是结论有数据支撑。")

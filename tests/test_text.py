@@ -37,6 +37,17 @@ def test_a_quotation_cut_at_its_own_stops_is_one_sentence_again() -> None:
     assert text.rejoin_quotations(cut, most=8) == cut
 
 
+def test_a_list_a_colon_opens_and_semicolons_cut_is_one_sentence_again() -> None:
+    cut = split_sentences("申请须具备三项条件：一是在职；二是满一年；三是无处分。其余从略。")
+    assert text.rejoin_enumerations(cut) == ["申请须具备三项条件：一是在职；二是满一年；三是无处分。", "其余从略。"]
+    # semicolons without a colon before them are clauses of their own; an unended list keeps its cuts
+    plain = split_sentences("甲科负责预算；乙科负责决算。")
+    assert text.rejoin_enumerations(plain) == plain
+    open_ended = split_sentences("条件如下：一是在职；二是满一年；")
+    assert text.rejoin_enumerations(open_ended) == open_ended
+    assert text.rejoin_enumerations(cut, most=12) == cut
+
+
 def test_split_sentences_newlines_and_empty() -> None:
     assert split_sentences("第一行\n\n第二行。\n") == ["第一行", "第二行。"]
     assert split_sentences("   ") == []

@@ -16,7 +16,7 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.needs import Need
 from lambdarag.answer.sentences import evidence_pieces, split_piece
 from lambdarag.text.patterns import CITATION_MARK
-from lambdarag.text.tokenizer import rejoin_quotations, split_sentences
+from lambdarag.text.tokenizer import rejoin_enumerations, rejoin_quotations, split_sentences
 
 _MARKS_AT_END = re.compile(r"((?:\[\d{1,3}\])+)([。.！!？?]?)\s*$")
 _CLAUSE_END = "，；、,;：:"
@@ -102,7 +102,8 @@ def lead_text(pieces: Sequence[Piece], budget: int) -> str:
 def first_sentence(text: str) -> str:
     """The first sentence a reader reads (citations dropped); a numbered item's "1. " does not end it ("办理步骤：
     1. 填写报销单；" is one sentence, not "办理步骤：1.")."""
-    sentences = rejoin_quotations(split_sentences(CITATION_MARK.sub("", text).strip().split("\n", 1)[0]))
+    line = CITATION_MARK.sub("", text).strip().split("\n", 1)[0]
+    sentences = rejoin_enumerations(rejoin_quotations(split_sentences(line)))
     first = sentences[0] if sentences else ""
     for rest in sentences[1:]:
         if not _ITEM_NUMBER_END.search(first):

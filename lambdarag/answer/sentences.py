@@ -24,7 +24,14 @@ from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_ne
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.english import rejoin_abbreviations
-from lambdarag.text.tokenizer import has_cjk, keyword_overlap, normalize, rejoin_quotations, split_sentences
+from lambdarag.text.tokenizer import (
+    has_cjk,
+    keyword_overlap,
+    normalize,
+    rejoin_enumerations,
+    rejoin_quotations,
+    split_sentences,
+)
 
 MAX_SENTENCES = 4  # default context.answer_sentences: sentences of an answer (not an overview or list), per chunk too
 LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
@@ -300,7 +307,8 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             question = line  # a question never answers; the answer line after it does
         else:
             question = ""
-            yield from (Unit(s, s) for s in rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
+            whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
+            yield from (Unit(s, s) for s in whole)
 
 
 def cut_by_window(sentence: str, body: str) -> bool:

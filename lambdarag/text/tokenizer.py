@@ -52,7 +52,9 @@ _LATIN = re.compile("|".join([f"(?P<unit>{_UNIT_RE})", f"(?P<amount>{english.AMO
                               f"(?P<percent>{english.PERCENT_RE})", f"(?P<grouped>{english.GROUPED_RE})",
                               f"(?P<ident>{_IDENT_RE})"]))
 _QUOTES = (("「", "」"), ("『", "』"), ("“", "”"))
-QUOTED_MAX_CHARS = 160  # a quotation rejoined into its sentence up to this length
+QUOTED_MAX_CHARS = 160  # a quotation (a colon's list) rejoined into its sentence up to this length
+_LIST_OPENED = re.compile(r"[：:][^：:]*[；;]$")  # "…如下：甲；" a colon's list, cut at its first item
+_ITEM_ENDS = ("；", ";")
 _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
@@ -81,13 +83,28 @@ def split_sentences(text: str) -> list[str]:
 def rejoin_quotations(sentences: Sequence[str], most: int = QUOTED_MAX_CHARS) -> list[str]:
     """Sentences cut inside a quotation joined again: 称「甲；乙」。 is one sentence, not 称「甲； and 乙」。
     Joined only where the quotation closes within ``most`` characters (a longer or unclosed one keeps its cuts)."""
+    return _rejoined(sentences, _open_quotes, _open_quotes, most)
+
+
+def rejoin_enumerations(sentences: Sequence[str], most: int = QUOTED_MAX_CHARS) -> list[str]:
+    """A list a colon opens and semicolons cut joined again: 须具备三项：一是甲；二是乙；三是丙。 is one sentence,
+    not a lead-in holding the first item only. Joined only where a full stop ends the list within ``most``
+    characters; a longer or open-ended run keeps its cuts."""
+    return _rejoined(sentences, lambda s: bool(_LIST_OPENED.search(s)), lambda s: s.endswith(_ITEM_ENDS), most)
+
+
+def _rejoined(sentences: Sequence[str], opens: Callable[[str], bool], still_open: Callable[[str], bool],
+              most: int) -> list[str]:
+    """Each sentence that ``opens`` something joined with those after it until it is no longer ``still_open``;
+    a run still open at ``most`` characters or at the end is left as it was cut."""
     out: list[str] = []
     i = 0
     while i < len(sentences):
         joined, j = sentences[i], i + 1
-        while _open_quotes(joined) and j < len(sentences) and len(joined) + len(sentences[j]) <= most:
-            joined, j = joined + sentences[j], j + 1
-        if j > i + 1 and not _open_quotes(joined):
+        if opens(joined):
+            while still_open(joined) and j < len(sentences) and len(joined) + len(sentences[j]) <= most:
+                joined, j = joined + sentences[j], j + 1
+        if j > i + 1 and not still_open(joined):
             out.append(joined)
             i = j
         else:
