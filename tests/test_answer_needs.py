@@ -652,3 +652,24 @@ def test_a_list_a_colon_opens_is_quoted_whole_not_its_first_item() -> None:
             "评审由专家组负责。评审结果在学院网站公示。")
     answer = extractive_answer("评审标准有哪些？", one_doc("评审办法", text), "fact", {})
     assert first_sentence(answer).endswith("三是结论有数据支撑。")
+
+
+ARTICLES = ("第四条 本办法适用于本区登记的个体工商户。\n第五条 申请人应当具备下列条件：\n（一）在本区经营满一年；\n"
+            "（二）上年营业额不超过100万元；\n（三）无欠税记录。\n第六条 补助标准为每户一次性3000元。\n"
+            "第七条 申请人应当提交下列材料：\n（一）申请表；\n（二）营业执照复印件；\n（三）经营场所证明。")
+
+
+def test_a_list_of_clauses_one_a_line_answers_a_question_for_the_list_whole_and_in_order() -> None:
+    from lambdarag.answer.lines import clause_lists
+
+    lines = ["申请须提交：", "1. 申请表", "2. 身份证明", "其他事项另行通知。"]
+    assert clause_lists(lines) == [("申请须提交：1. 申请表；2. 身份证明。", True), ("其他事项另行通知。", False)]
+    assert clause_lists(lines, most=10) == [(line, False) for line in lines]
+    p = one_doc("个体工商户补助办法", ARTICLES)
+    conditions = extractive_answer("申请补助应当具备什么条件？", p, "fact", {})
+    assert first_sentence(conditions) == ("第五条 申请人应当具备下列条件：（一）在本区经营满一年；"
+                                          "（二）上年营业额不超过100万元；（三）无欠税记录。")
+    materials = extractive_answer("申请补助需要提交哪些材料？", p, "fact", {})
+    assert first_sentence(materials).startswith("第七条 申请人应当提交下列材料：（一）申请表；（二）营业执照复印件；")
+    # a question for one item is answered by that item, not the whole list
+    assert first_sentence(extractive_answer("营业额上限是多少？", p, "fact", {})) == "（二）上年营业额不超过100万元。"

@@ -26,6 +26,12 @@ LIST_ITEM_MAX_CHARS = 24
 _LIST_LABEL = re.compile(r"^[^。！？!?]{1,30}[：:]$")
 _NOT_ITEM = re.compile(r"[。！？!?；;，,、]$")  # a clause, not a listed item
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
+# a list of clauses: a lead-in ending in ： ("申请人应当具备下列条件：") and items marked or cut by ；, one a line
+CLAUSE_LIST_MAX_CHARS = 200  # a longer list keeps its lines apart (the answer's budget could not quote it whole)
+_CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
+_MARKED = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(](?:\d{1,2}|[一二三四五六七八九十]{1,3})[)）]"
+                     r"|[一二三四五六七八九十]{1,3}[、.]|[①②③④⑤⑥⑦⑧⑨⑩])")
+_CLAUSE_ENDS = ("；", ";")
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
                    r"|第[一二三四五六七八九十\d]+[条章节])")
 
@@ -102,3 +108,38 @@ def _items_after(lines: Sequence[str], label: int) -> list[str]:
             break
         items.append(line)
     return items
+
+
+def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> list[tuple[str, bool]]:
+    """(line, whether it is a joined list) for each line, a list of clauses joined after its lead-in first:
+    "申请人应当具备下列条件：", "（一）年满十八周岁；", "（二）无违法记录。" -> one line. Each item alone does not
+    say what it is an item of, and items of two lists ("条件：…", "材料：…") read alike; the lead-in tells them
+    apart. A list longer than ``most`` characters keeps its lines."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(lines):
+        items = _clauses_after(lines, i) if _CLAUSE_LEAD.match(lines[i]) else []
+        joined = lines[i] + "".join(_closed_item(item, k == len(items) - 1) for k, item in enumerate(items))
+        if len(items) >= 2 and len(joined) <= most:
+            out.append((joined, True))
+            i += 1 + len(items)
+        else:
+            out.append((lines[i], False))
+            i += 1
+    return out
+
+
+def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:
+    items: list[str] = []
+    for line in lines[lead + 1:]:
+        cut = line.endswith(_CLAUSE_ENDS) or bool(items and items[-1].endswith(_CLAUSE_ENDS))
+        if not (_MARKED.match(line) or cut) or _CLAUSE_LEAD.match(line) or QUESTION_LINE.search(line):
+            break
+        items.append(line)
+    return items
+
+
+def _closed_item(item: str, last: bool) -> str:
+    if item.endswith(CLOSED):
+        return item
+    return item + (("。" if last else "；") if has_cjk(item) else ("." if last else "; "))

@@ -19,7 +19,15 @@ from lambdarag.answer.asked_page import ON_PAGE, asked_pages
 from lambdarag.answer.asked_values import AskedValues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.follow_on import with_next
-from lambdarag.answer.lines import ANSWER_LINE, CLOSED, QUESTION_LINE, WRAPPED_MIN_CHARS, listed_items, unwrapped_lines
+from lambdarag.answer.lines import (
+    ANSWER_LINE,
+    CLOSED,
+    QUESTION_LINE,
+    WRAPPED_MIN_CHARS,
+    clause_lists,
+    listed_items,
+    unwrapped_lines,
+)
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
@@ -34,6 +42,7 @@ from lambdarag.text.tokenizer import (
 )
 
 MAX_SENTENCES = 4  # default context.answer_sentences: sentences of an answer (not an overview or list), per chunk too
+WHOLE_LISTS = frozenset({"list", "materials", "conditions", "steps"})  # needs a list one item a line answers whole
 LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
 FLOOR = 0.6  # a sentence must score this share of the best one to be added
 TOP_CHUNK_FLOOR = 0.7  # the top chunk's best sentence leads when it scores this share of the best
@@ -218,7 +227,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         chunk_score = score_text(piece.text, keywords, wanted)
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
         unsaid = _unsaid_characters(keywords, head)
-        for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind), need.kind == "list"):
+        for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind),
+                                    need.kind in WHOLE_LISTS):
             if unit.shown in seen:
                 continue
             seen.add(unit.shown)
@@ -294,10 +304,14 @@ def _long_enough(sentence: str) -> bool:
 def _units(body: str, lists: bool = False) -> Iterator[Unit]:
     """The body's sentences (an FAQ answer matched with its question; with ``lists``, a list written one item a
     line as one unit)."""
-    lines = unwrapped_lines(body)
+    lines = clause_lists(unwrapped_lines(body)) if lists else [(line, False) for line in unwrapped_lines(body)]
+    joined = {line for line, whole in lines if whole}
     question = ""
-    for line, before in listed_items(lines) if lists else ((line, "") for line in lines):
-        if before:  # a list written one item a line, joined after its label: matched with what precedes it
+    for line, before in listed_items([line for line, _ in lines]) if lists else ((line, "") for line, _ in lines):
+        if line in joined:  # a list of clauses after its lead-in: one unit, quoted whole
+            question = ""
+            yield Unit(line, line)
+        elif before:  # a list written one item a line, joined after its label: matched with what precedes it
             yield Unit(line, f"{before} {line}")
         elif ANSWER_LINE.match(line) and question:
             answer = ANSWER_LINE.sub("", line)
