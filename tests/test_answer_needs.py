@@ -665,6 +665,11 @@ def test_a_list_of_clauses_one_a_line_answers_a_question_for_the_list_whole_and_
     lines = ["申请须提交：", "1. 申请表", "2. 身份证明", "其他事项另行通知。"]
     assert clause_lists(lines) == [("申请须提交：1. 申请表；2. 身份证明。", True), ("其他事项另行通知。", False)]
     assert clause_lists(lines, most=10) == [(line, False) for line in lines]
+    english = ["Applicants must provide:", "• a signed form;", "• proof of address.", "Forms are online."]
+    assert clause_lists(english)[0] == ("Applicants must provide: • a signed form; • proof of address.", True)
+    # a bullet wrapped at the page's width ends the run at its unmarked continuation: no list is made of pieces
+    wrapped = ["It holds:", "• that the directors are in control of the", "company;", "• that they act."]
+    assert clause_lists(wrapped) == [(line, False) for line in wrapped]
     p = one_doc("个体工商户补助办法", ARTICLES)
     conditions = extractive_answer("申请补助应当具备什么条件？", p, "fact", {})
     assert first_sentence(conditions) == ("第五条 申请人应当具备下列条件：（一）在本区经营满一年；"

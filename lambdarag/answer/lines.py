@@ -119,7 +119,7 @@ def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> lis
     i = 0
     while i < len(lines):
         items = _clauses_after(lines, i) if _CLAUSE_LEAD.match(lines[i]) else []
-        joined = lines[i] + "".join(_closed_item(item, k == len(items) - 1) for k, item in enumerate(items))
+        joined = _joined(lines[i], items)
         if len(items) >= 2 and len(joined) <= most:
             out.append((joined, True))
             i += 1 + len(items)
@@ -132,14 +132,18 @@ def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> lis
 def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:
     items: list[str] = []
     for line in lines[lead + 1:]:
-        cut = line.endswith(_CLAUSE_ENDS) or bool(items and items[-1].endswith(_CLAUSE_ENDS))
+        cut = (items[-1] if items else line).endswith(_CLAUSE_ENDS)  # an unmarked item follows a ；
         if not (_MARKED.match(line) or cut) or _CLAUSE_LEAD.match(line) or QUESTION_LINE.search(line):
             break
         items.append(line)
     return items
 
 
-def _closed_item(item: str, last: bool) -> str:
-    if item.endswith(CLOSED):
-        return item
-    return item + (("。" if last else "；") if has_cjk(item) else ("." if last else "; "))
+def _joined(lead: str, items: Sequence[str]) -> str:
+    """The lead-in and its items as one sentence: a Chinese item its author left unpunctuated closed by ；
+    (the last by 。); English ones are spaced apart as written."""
+    if not has_cjk(lead + "".join(items)):
+        return " ".join([lead, *items])
+    last = len(items) - 1
+    return lead + "".join(item if item.endswith(CLOSED) else item + ("。" if k == last else "；")
+                          for k, item in enumerate(items))
