@@ -656,7 +656,8 @@ def test_a_list_a_colon_opens_is_quoted_whole_not_its_first_item() -> None:
 
 ARTICLES = ("第四条 本办法适用于本区登记的个体工商户。\n第五条 申请人应当具备下列条件：\n（一）在本区经营满一年；\n"
             "（二）上年营业额不超过100万元；\n（三）无欠税记录。\n第六条 补助标准为每户一次性3000元。\n"
-            "第七条 申请人应当提交下列材料：\n（一）申请表；\n（二）营业执照复印件；\n（三）经营场所证明。")
+            "第七条 申请人应当提交下列材料：\n（一）申请表；\n（二）营业执照复印件；\n（三）经营场所证明。\n"
+            "第八条 有下列情形之一的，不予补助：\n（一）已领取其他补助的；\n（二）提供虚假材料的。")
 
 
 def test_a_list_of_clauses_one_a_line_answers_a_question_for_the_list_whole_and_in_order() -> None:
@@ -678,3 +679,13 @@ def test_a_list_of_clauses_one_a_line_answers_a_question_for_the_list_whole_and_
     assert first_sentence(materials).startswith("第七条 申请人应当提交下列材料：（一）申请表；（二）营业执照复印件；")
     # a question for one item is answered by that item, not the whole list
     assert first_sentence(extractive_answer("营业额上限是多少？", p, "fact", {})) == "（二）上年营业额不超过100万元。"
+
+
+def test_an_item_is_read_with_its_lead_in_when_asked_yes_or_no_or_in_which_case() -> None:
+    # the item "已领取其他补助的" says nothing of its own polarity: its lead-in "…不予补助：" does
+    p = one_doc("个体工商户补助办法", ARTICLES)
+    answer = extractive_answer("已领取其他补助的还能申请补助吗？", p, "fact", {})
+    assert answer.startswith("不能") and "不予补助：（一）已领取其他补助的" in answer, answer
+    assert question_need("什么情况下不予补助？").kind == "conditions"
+    which_case = extractive_answer("什么情况下不予补助？", p, "fact", {})
+    assert first_sentence(which_case).startswith("第八条 有下列情形之一的")

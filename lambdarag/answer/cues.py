@@ -122,7 +122,7 @@ ROLE_BEFORE = r"(?:是|为)(?:谁|哪位|何人)\s*[？?。]?\s*$"  # not "X是�
 ROLE_AFTER = r"^\s*(?:谁|哪位|何人)(?:是|为)"
 ROLE_EN = (r"\bwho\s+(?:is|was|are|were|has been)\s+(?:the\s+|its\s+|their\s+)?(?:current\s+|new\s+|former\s+)?"
            r"([a-z][\w&.-]*(?:\s+[a-z][\w&.-]*){0,2})\s+(?:of|at|for|in)\b",)
-CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么")
+CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么", "情况下", "情形")
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")
 # one event said in other words: a question asking with one word ("卒于哪一年") is answered by a sentence saying
 # another ("某年病逝于…"); each family is a pattern of the words for one event

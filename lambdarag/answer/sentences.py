@@ -42,7 +42,8 @@ from lambdarag.text.tokenizer import (
 )
 
 MAX_SENTENCES = 4  # default context.answer_sentences: sentences of an answer (not an overview or list), per chunk too
-WHOLE_LISTS = frozenset({"list", "materials", "conditions", "steps"})  # needs a list one item a line answers whole
+# needs a list one item a line answers whole; asked yes or no, an item is read with its lead-in ("不予…：")
+WHOLE_LISTS = frozenset({"list", "materials", "conditions", "steps", "yesno"})
 LISTED_ITEMS = 3  # a line without punctuation naming this many items ("甲、乙、丙") is a list, not a heading
 FLOOR = 0.6  # a sentence must score this share of the best one to be added
 TOP_CHUNK_FLOOR = 0.7  # the top chunk's best sentence leads when it scores this share of the best
