@@ -689,3 +689,12 @@ def test_an_item_is_read_with_its_lead_in_when_asked_yes_or_no_or_in_which_case(
     assert question_need("什么情况下不予补助？").kind == "conditions"
     which_case = extractive_answer("什么情况下不予补助？", p, "fact", {})
     assert first_sentence(which_case).startswith("第八条 有下列情形之一的")
+
+
+def test_asked_when_a_thing_is_done_a_rule_giving_within_how_long_answers() -> None:
+    p = one_doc("个体工商户补助办法", "第二条 本办法自2025年1月1日起施行。第三条 补助对象为在本区经营满一年的商户。"
+                "第四条 审核通过后，补助在10个工作日内发放至申请人账户。")
+    assert first_sentence(extractive_answer("补助什么时候发放？", p, "fact", {})).startswith("第四条")
+    english = one_doc("Grant rules", "The rules took effect on 1 March 2024. Grants are paid within 10 business days "
+                      "of approval. Applicants must run a shop in the district.")
+    assert first_sentence(extractive_answer("When are grants paid?", english, "fact", {})).startswith("Grants are paid")

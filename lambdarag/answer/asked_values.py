@@ -19,7 +19,6 @@ EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒
 VALUE_INTENTS = frozenset({"synthesis"})  # an overview is made of the figures too
 
 DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
-DEADLINE_QUESTION = cue_pattern(*cues.DEADLINE, *cues.DEADLINE_ASKED, flags=re.IGNORECASE)
 AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE)
 AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万"
                     # measures of length, area, weight, age, time and temperature ("水深0至12公尺", "重3吨")
@@ -42,8 +41,7 @@ _COUNT = r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*(?:
 class AskedValues:
     """The values a question asks for, read once per question."""
 
-    date: bool  # a date ("什么时候", a temporal intent)
-    deadline: bool  # a deadline: "30天内" answers it too
+    date: bool  # a date ("什么时候", "截止日期", a temporal intent): "2月5日" answers it, "30天内" too
     amount: re.Pattern[str] | None  # what an amount answering it looks like; None when no amount is asked
     event: re.Pattern[str] | None  # the words for the event asked (death, birth, founding)
 
@@ -51,12 +49,12 @@ class AskedValues:
     def of(cls, question: str, intent: str) -> AskedValues:
         wants_amount = bool(AMOUNT_QUESTION.search(question))
         amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT if intent in VALUE_INTENTS else None
-        return cls(intent == "temporal" or bool(DATE_QUESTION.search(question)),
-                   bool(DEADLINE_QUESTION.search(question)), amount, asked_event(question))
+        return cls(intent == "temporal" or bool(DATE_QUESTION.search(question)), amount, asked_event(question))
 
     def value_bonus(self, sentence: str) -> float:
         """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked, else 0."""
-        if self.date and mentions_date(sentence, within=self.deadline):  # "2月5日", for a deadline "30天内" too
+        # "2月5日"; "30天内" too: asked when a thing is done, a rule answers within how long ("受理后15个工作日内")
+        if self.date and mentions_date(sentence, within=True):
             return DATE_BONUS
         return VALUE_BONUS if self.amount is not None and self.amount.search(sentence) else 0.0
 

@@ -22,7 +22,7 @@ RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the colum
 DATE = ("什么时候", "何时", "哪天", "哪一天", "哪年", "哪一年", "何年", "何日", "几时", "几月", "几号", "日期", "截止",
         "年份")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
-DATE_EN = ("when",)
+DATE_EN = ("when", r"\bdeadline", r"\bdue (?:date|by)\b")
 
 AMOUNT = ("多少", "几[个天年月次位名项]", "多久", "多长", "多大", "比例", "税率")
 AMOUNT_TABLE = ("金额",)  # the table lookup's addition
@@ -53,7 +53,6 @@ CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
 PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
-DEADLINE_ASKED = ("截止", r"\bdeadline", r"\bdue (?:date|by)\b")  # with DEADLINE: answered by "30天内" as by a date
 STEPS = ("流程", "步骤", "程序", "手续", "怎么办", "怎么办理", "如何办理", "怎样办理", "如何申请", "怎么申请",
          "怎样申请", "怎么做", "如何操作", "怎么操作")
 STEPS_EN = (r"\bhow (?:do|can|should|to)\b", r"\bsteps?\b", r"\bprocedure\b", r"\bprocess\b")
