@@ -111,8 +111,9 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     from lambdarag.answer import asked_values, table_lookup, table_text
 
     dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|何年|何日|几时|几月|几号|日期|截止|年份"
-    assert table_lookup.DATE_WORDS.pattern == f"{dates}|when"
-    assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|when"
+    english = r"when|\bdeadline|\bdue (?:date|by)\b"
+    assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
+    assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
     assert table_lookup.AMOUNT_WORDS.pattern == (
         "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)")
     assert asked_values.AMOUNT_QUESTION.pattern == (
