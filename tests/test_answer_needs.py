@@ -698,3 +698,11 @@ def test_asked_when_a_thing_is_done_a_rule_giving_within_how_long_answers() -> N
     english = one_doc("Grant rules", "The rules took effect on 1 March 2024. Grants are paid within 10 business days "
                       "of approval. Applicants must run a shop in the district.")
     assert first_sentence(extractive_answer("When are grants paid?", english, "fact", {})).startswith("Grants are paid")
+
+
+def test_who_may_apply_is_asked_of_the_conditions_and_answered_by_who_is_eligible() -> None:
+    assert question_need("哪些人可以申请补助？").kind == "conditions"
+    assert question_need("需要满足哪些条件？").kind == "conditions"
+    p = one_doc("个体工商户补助办法", "第三条 补助对象为在本区经营满一年的商户。"
+                "第六条 申请人应当在每年3月向区商务局提出申请。第九条 骗取补助的，三年内不得再次申请。")
+    assert first_sentence(extractive_answer("哪些人可以申请补助？", p, "fact", {})).startswith("第三条")

@@ -121,8 +121,14 @@ ROLE_BEFORE = r"(?:是|为)(?:谁|哪位|何人)\s*[？?。]?\s*$"  # not "X是�
 ROLE_AFTER = r"^\s*(?:谁|哪位|何人)(?:是|为)"
 ROLE_EN = (r"\bwho\s+(?:is|was|are|were|has been)\s+(?:the\s+|its\s+|their\s+)?(?:current\s+|new\s+|former\s+)?"
            r"([a-z][\w&.-]*(?:\s+[a-z][\w&.-]*){0,2})\s+(?:of|at|for|in)\b",)
-CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么", "情况下", "情形")
+CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么", "情况下", "情形",
+              # who may apply: eligibility ("哪些人可以申请", "适用于哪些单位")
+              r"(?:哪些|什么|何种)(?:人|人员|单位|企业|机构|对象)(?:可以|能|能够|可|有资格)", "适用于哪", "适用对象",
+              "申请对象")
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")
+# what a sentence stating conditions or who is eligible carries
+CONDITIONS_MARKS = ("条件", "要求", "前提", "情形", "对象", "适用于", "适用范围", "符合", "具备",
+                    r"\brequire", r"\beligib", r"\bconditions?\b", r"\bqualif")
 # one event said in other words: a question asking with one word ("卒于哪一年") is answered by a sentence saying
 # another ("某年病逝于…"); each family is a pattern of the words for one event
 EVENTS = (

@@ -40,15 +40,16 @@ _CUES: dict[str, re.Pattern[str]] = {
     "compare": cue_pattern(*cues.COMPARE, *cues.COMPARE_EN, flags=re.IGNORECASE),
     "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
 }
-# the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, not a list)
+# the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, "哪些人可以申请" conditions,
+# not a list)
 _ORDER = ("materials", "contact", "person", "duties", "place", "date", "amount", "reason", "definition", "steps",
-          "compare", "list", "conditions")
+          "compare", "conditions", "list")
 # what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
 _EVIDENCE: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
     "contact": cue_pattern(*cues.CONTACT_MARKS),
     "place": cue_pattern(*cues.PLACE_MARKS),
-    "conditions": _CUES["conditions"],  # a sentence naming conditions answers a question asking for them
+    "conditions": cue_pattern(*cues.CONDITIONS_MARKS, flags=re.IGNORECASE),
     "reason": cue_pattern(*cues.REASON_MARKS, flags=re.IGNORECASE),
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
