@@ -291,3 +291,26 @@ def test_a_table_of_contents_is_not_a_procedure(config: Config) -> None:
     assert "steps" not in fill_slots("process", "报销怎么办理？", [chinese], None, config).slots
     steps = dataclasses.replace(contents, text="1. 填写报销单\n2. 部门负责人签字 2\n3. 提交财务处审核")
     assert len(fill_slots("process", "报销怎么办理？", [steps], None, config).slots["steps"]) == 3
+
+
+REGULATION = Chunk(
+    "rule#0002", "rule", "某市补助实施办法", "某市补助实施办法 > 第三章 申请程序",
+    "第六条 申请人应当在签订合同之日起6个月内，向所在区主管部门提出申请。\n第七条 申请时应当提交以下材料：\n"
+    "（一）《补助申请表》；\n（二）身份证复印件。\n第八条 主管部门自受理之日起15个工作日内完成审核。\n"
+    "第九条 申请人应当持本人身份证到区政务服务中心办理。依据《某市补助实施办法》执行。",
+)
+
+
+def test_a_regulations_articles_are_no_steps_and_a_form_is_no_basis(config: Config) -> None:
+    # a chapter called 申请程序 holds articles, not the steps of a procedure; the answer reads them as sentences
+    slots = fill_slots("process", "补助怎么申请？", [REGULATION], None, config).slots
+    assert "steps" not in slots and "conditions" not in slots
+    assert slots["basis"] == ["《某市补助实施办法》"]  # 《补助申请表》 is a form to fill in, not a basis
+    assert slots["where"] == "区政务服务中心"
+
+
+def test_procedure_slots_come_from_the_document_that_matches_the_question_only(config: Config) -> None:
+    # the regulation matched best (slot_evidence put it first); another document's numbered steps answer another
+    # question and are not borrowed
+    slots = fill_slots("process", "补助怎么申请？", [REGULATION, STEPS], None, config).slots
+    assert "steps" not in slots and set(slots["sources"].values()) == {"rule#0002"}

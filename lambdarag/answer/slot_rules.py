@@ -38,8 +38,12 @@ CONTENTS_SHARE = 0.5  # a list is a table of contents when this share of its ite
 _ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
 _CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可")
 _WHERE_AFTER_VERB = re.compile(r"(?:交至|交到|投递至|送至|送到|提交至|提交到|前往|到)([^，,。；;、\n]{2,24})")
-_PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室")
+_PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室|中心|网点|服务点|服务站")
+_PLACE_VERB = re.compile(r"(?:办理|申请|提交|咨询|领取|递交)$")  # "到某中心服务网点办理": the place is before the act
 _PLACE = re.compile(r"[^，,。；;、\s]{0,8}?(?:\d+号窗口|大厅|[^，,。；;、\s]{1,6}楼[^，,。；;、\s]{1,6}室)")
+# what a policy basis is called: a law, regulation, rule, measure, notice… (《…办法》, 《…条例》, 《…规定（2024）》)
+_REGULATION = re.compile(r"(?:法|条例|规定|办法|细则|规则|通知|意见|决定|制度|规范|准则|标准|规程|指引|纲要|方案"
+                         r"|公告|章程)(?:[（(][^）)]{1,12}[）)])?》$")
 _PROCESS_SECTION = re.compile(r"流程|步骤|程序|办理|操作")
 _MATERIAL_SECTION = re.compile(r"材料|附件|需提供|须提供|清单")
 _CONDITION_SECTION = re.compile(r"条件|适用|对象|范围|要求")
@@ -199,16 +203,13 @@ def process_slots(question: str, evidence: Sequence[Chunk]) -> dict[str, Any]:
 
 
 def _procedure_chunks(evidence: Sequence[Chunk]) -> list[Chunk]:
-    """The chunks of the one document the procedure comes from, in fused order.
-
-    That document is the first whose chunk sits in a 流程/步骤/材料 section or holds a numbered list;
-    mixing steps of one procedure with materials of another would mislead, so other documents are left out.
+    """The chunks of the one document the procedure comes from, in fused order: the first, which slot_evidence
+    chose as the procedure matching the question best. Mixing steps of one procedure with materials of another
+    would mislead, and another document's numbered list answers another question: other documents are left out.
     """
     if not evidence:
         return []
-    anchor = next((c.doc_id for c in evidence if _PROCESS_SECTION.search(_section(c))
-                   or _MATERIAL_SECTION.search(_section(c)) or len(_numbered(c.text)) >= 2), evidence[0].doc_id)
-    return [c for c in evidence if c.doc_id == anchor]
+    return [c for c in evidence if c.doc_id == evidence[0].doc_id]
 
 
 def _lead(text: str) -> str:
@@ -239,13 +240,20 @@ def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
         if _MATERIAL_SECTION.search(_section(chunk)) or parse_table(chunk.text) is not None:
             continue
         items = _numbered(chunk.text) or _lines(chunk.text)
-        if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)) and not is_contents(items):
+        if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)) and not is_contents(items) \
+                and not _articles(items):
             return items, chunk.chunk_id
     for chunk in pool:  # no procedure section: a numbered list of three or more outside 条件/材料 sections
         items = _numbered(chunk.text)
         if len(items) >= 3 and not _OTHER_LIST_SECTION.search(_section(chunk)) and not is_contents(items):
             return items, chunk.chunk_id
     return [], ""
+
+
+def _articles(items: Sequence[str]) -> bool:
+    """Whether a section's lines are a regulation's articles (第六条 …, with the clauses listed under them):
+    provisions, not the steps of a procedure (a chapter "申请程序" of a regulation is made of them)."""
+    return bool(items) and _ARTICLE.match(items[0]) is not None
 
 
 def is_contents(items: Sequence[str]) -> bool:
@@ -282,7 +290,8 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
     scored: list[tuple[float, str, str]] = []
     for chunk in pool[:3]:
         for segment in _segments(chunk.text):
-            if _CONDITION.search(segment) and not _STEP.match(segment) and len(segment) <= 120 and "|" not in segment:
+            if _CONDITION.search(segment) and not _STEP.match(segment) and not _ARTICLE.match(segment) \
+                    and len(segment) <= 120 and "|" not in segment:  # an article is read as a sentence, whole
                 scored.append((match_score(wanted, segment), segment, chunk.chunk_id))
     scored.sort(key=lambda t: -t[0])
     top = [x for x in scored[:3] if x[0] > 0]
@@ -294,7 +303,7 @@ def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:
     for chunk in pool[:4]:
         for m in _WHERE_AFTER_VERB.finditer(chunk.text):
             if _PLACE_WORD.search(m.group(1)):
-                return m.group(1).strip(), chunk.chunk_id
+                return _PLACE_VERB.sub("", m.group(1).strip()), chunk.chunk_id
     for chunk in pool[:4]:
         if m2 := _PLACE.search(chunk.text):
             return m2.group(0), chunk.chunk_id
@@ -304,7 +313,8 @@ def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:
 def _basis(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
     for chunk in pool[:4]:
         cited = CITED_TITLE.finditer(f"{chunk.breadcrumb}\n{chunk.text}")
-        found = list(dict.fromkeys(m.group(0) for m in cited))  # with the brackets, as the answer quotes it
+        # with the brackets, as the answer quotes it; a form (《…申请表》) or a book is no basis
+        found = list(dict.fromkeys(m.group(0) for m in cited if _REGULATION.search(m.group(0))))
         if found:
             return found[:3], chunk.chunk_id
     return [], ""
