@@ -55,6 +55,8 @@ def test_find_matches_keeps_partial_overlaps_and_whole_latin_words() -> None:
     # how something is, not how to do it: 如何 and 怎么 are process words
     ("报账大厅的办理情况如何？", "fact"), ("宿舍条件怎么样？", "fact"), ("怎么样申请助学金？", "process"),
     ("如何办理报销？", "process"),
+    ("How soon are claims reimbursed?", "fact"), ("How many staff work there?", "fact"),
+    ("How do I file a claim?", "process"),
 ])
 def test_rules_pick_the_highest_score(question: str, intent: str) -> None:
     result = classify(question, INTENTS, None)
