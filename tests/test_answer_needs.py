@@ -87,6 +87,9 @@ def test_yes_no_modals_and_language() -> None:
     assert question_need("发票丢了可以报销吗？").modal == "可以"
     assert question_need("能不能用个人银行卡？").modal == "能"
     assert question_need("有没有补助？").modal == "有"
+    # an 有 / 是 of the subject does not ask: the auxiliary before the verb does; one inside a word is no auxiliary
+    assert question_need("有欠税记录的商户可以申请补助吗？").modal == "可以"
+    assert question_need("有发票吗？").modal == "有" and question_need("有可能被拒绝吗？").modal == "有"
     assert question_need("哪些票据可以报销吗？").kind != "yesno"  # an open word makes it an open question
     assert is_english("Can I claim a lost receipt?") and not is_english("发票丢了可以报销吗？")
     assert question_need("Can I claim a lost receipt?") == Need("yesno", "can", True)

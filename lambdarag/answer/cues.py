@@ -66,6 +66,10 @@ YES_NO = (
     r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|可否|能否)",
     r"(可以|能够|能|需要|要|应当|应该|必须|允许|有|是|会|算)[^，,。？?]{0,40}吗[？?]?\s*$",
 )
+# the auxiliary before the verb a …吗 question asks about: it decides over an 有 / 是 of the subject before it
+# ("有欠税记录的商户可以申请吗" asks 可以, not 有)
+YES_NO_AUXILIARY = (r"(可以|能够|(?<![可功才性技智本职效])能|需要|(?<![主重需只])要|应当|应该|必须|允许"
+                    r"|(?<![机社协学大年开理委体])会)[^，,。？?]{0,40}吗[？?]?\s*$")
 # A modal asking the system to tell, show or look something up ("能告诉我…吗", "Can you tell me…") makes a request,
 # not a yes/no question: what it asks for is the rest of the question (answer/needs.py). "能帮我报销吗" stays one.
 REQUEST = ("告诉", "告知", "说一下", "说说", "讲一下", "讲讲", "介绍一下", "介绍下", "列出", "列一下", "查一下")

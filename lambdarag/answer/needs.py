@@ -55,6 +55,8 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
 }
 _YES_NO = cue_pattern(*cues.YES_NO)
+_AUXILIARY = re.compile(cues.YES_NO_AUXILIARY)
+_SUBJECT_MODALS = frozenset({"有", "是", "算"})  # may belong to the subject ("有…的商户", "是…的人") rather than ask
 _YES_NO_EN = re.compile(r"^\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORECASE)
 _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
@@ -134,6 +136,8 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     if m is None:
         return ""
     modal = next((g for g in m.groups() if g), "") or "是"
+    if modal in _SUBJECT_MODALS and (auxiliary := _AUXILIARY.search(m.group(0))):
+        modal = auxiliary.group(1)
     return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
 
 
