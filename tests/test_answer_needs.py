@@ -669,6 +669,8 @@ def test_a_list_of_clauses_one_a_line_answers_a_question_for_the_list_whole_and_
     lines = ["申请须提交：", "1. 申请表", "2. 身份证明", "其他事项另行通知。"]
     assert clause_lists(lines) == [("申请须提交：1. 申请表；2. 身份证明。", True), ("其他事项另行通知。", False)]
     assert clause_lists(lines, most=10) == [(line, False) for line in lines]
+    answered = ["答：", "1. 申请表", "2. 身份证明"]  # an FAQ's answer label leads no list
+    assert clause_lists(answered) == [(line, False) for line in answered]
     english = ["Applicants must provide:", "• a signed form;", "• proof of address.", "Forms are online."]
     assert clause_lists(english)[0] == ("Applicants must provide: • a signed form; • proof of address.", True)
     # a bullet wrapped at the page's width ends the run at its unmarked continuation: no list is made of pieces

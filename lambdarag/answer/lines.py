@@ -118,7 +118,8 @@ def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> lis
     out: list[tuple[str, bool]] = []
     i = 0
     while i < len(lines):
-        items = _clauses_after(lines, i) if _CLAUSE_LEAD.match(lines[i]) else []
+        lead = _CLAUSE_LEAD.match(lines[i]) and not ANSWER_LINE.match(lines[i])  # "答：" answers, it leads no list
+        items = _clauses_after(lines, i) if lead else []
         joined = _joined(lines[i], items)
         if len(items) >= 2 and len(joined) <= most:
             out.append((joined, True))
