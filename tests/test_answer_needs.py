@@ -711,3 +711,11 @@ def test_who_may_apply_is_asked_of_the_conditions_and_answered_by_who_is_eligibl
     p = one_doc("个体工商户补助办法", "第三条 补助对象为在本区经营满一年的商户。"
                 "第六条 申请人应当在每年3月向区商务局提出申请。第九条 骗取补助的，三年内不得再次申请。")
     assert first_sentence(extractive_answer("哪些人可以申请补助？", p, "fact", {})).startswith("第三条")
+
+
+def test_a_contact_mention_ending_in_a_full_stop_is_closed_once() -> None:
+    slots = {"email": "desk@example.com", "mention": "Write to the desk at desk@example.com.",
+             "sources": {"email": "doc#1", "mention": "doc#1"}}
+    p = one_doc("Travel policy", "Write to the desk at desk@example.com.")
+    answer = extractive_answer("Who do I contact about travel?", p, "person", slots)
+    assert answer.startswith("Write to the desk at desk@example.com[1]."), answer

@@ -20,6 +20,7 @@ from lambdarag.answer.sentences import (
     MAX_SENTENCES,
     Scored,
     best_sentences,
+    close,
     doc_of,
     evidence_pieces,
     ranking_key,
@@ -215,7 +216,7 @@ def _person(slots: dict[str, Any], mark: Callable[[str], str], need: Need) -> li
         return []  # a "who" question is not answered by a phone number without its person
     who = f"{slots.get('department', '')}{slots.get('title', '')}{name}" or w["who"]
     if slots.get("mention") and not slots.get("department"):
-        return [("contact", f"{slots['mention']}{mark('mention')}{w['stop']}")]
+        return [("contact", f"{close(slots['mention'])}{mark('mention')}{w['stop']}")]  # its own stop dropped
     facts = [f"{w[key]}{slots[key]}" for key in ("phone", "email", "office") if slots.get(key)]
     joined = w["facts"] + w["facts"].join(facts) if facts else ""
     lines = [("contact", f"{who}{joined}{mark('name') or mark('phone')}{w['stop']}")]
