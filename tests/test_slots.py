@@ -314,3 +314,14 @@ def test_procedure_slots_come_from_the_document_that_matches_the_question_only(c
     # question and are not borrowed
     slots = fill_slots("process", "补助怎么申请？", [REGULATION, STEPS], None, config).slots
     assert "steps" not in slots and set(slots["sources"].values()) == {"rule#0002"}
+
+
+def test_numbered_section_headings_are_no_steps(config: Config) -> None:
+    policy = Chunk("travel-policy#0000", "travel-policy", "Staff Travel Policy", "Staff Travel Policy",
+                   "1. Scope\nThis policy applies to all employees.\n2. Approval\nTrips are approved by the line "
+                   "manager.\n3. Claims\nClaims are submitted within 30 days.")
+    assert "steps" not in fill_slots("process", "How do I claim expenses?", [policy], None, config).slots
+    steps = Chunk("claims#0000", "claims", "Claiming expenses", "Claiming expenses",
+                  "1. Fill in the claim form.\n2. Attach the receipts.\n3. Send it to the finance office.")
+    assert fill_slots("process", "How do I claim expenses?", [steps], None, config).slots["steps"] == [
+        "Fill in the claim form.", "Attach the receipts.", "Send it to the finance office."]

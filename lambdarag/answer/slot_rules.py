@@ -24,6 +24,7 @@ from lambdarag.answer.table_text import (
 )
 from lambdarag.records import Chunk
 from lambdarag.text.patterns import CITED_TITLE, CONTACT_EMAIL, CONTACT_PHONE
+from lambdarag.text.tokenizer import has_cjk
 
 _NAME_BEFORE_PHONE = re.compile(r"([\u4e00-\u9fff]{2,3})[，,：:\s]*(?:办公电话|联系电话|电话)")
 _NAME_AFTER_ROLE = re.compile(
@@ -34,6 +35,7 @@ _STEP = re.compile(
     r"^\s*(?:\d{1,2}(?:[.．](?!\d)|[、)）])|[（(]\d{1,2}[）)]|第[一二三四五六七八九十]+步|[①②③④⑤⑥⑦⑧⑨⑩]|步骤\d+[:：]?)\s*"
 )
 _PAGE_REF = re.compile(r"(?:\s|\.{2,}|…+|·{2,})\d{1,4}$")  # "Legal Proceedings 37", "总则……1": a contents line
+HEADING_MAX_WORDS = 4  # a numbered Latin line this short over a paragraph is a section heading ("2. Approval")
 CONTENTS_SHARE = 0.5  # a list is a table of contents when this share of its items end in a page number
 _ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
 _CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可")
@@ -222,7 +224,19 @@ def _lead(text: str) -> str:
 
 
 def _numbered(text: str) -> list[str]:
-    return [_STEP.sub("", line).strip() for line in text.splitlines() if _STEP.match(line) and _STEP.sub("", line)]
+    lines = _lines(text)
+    return [_STEP.sub("", line).strip() for i, line in enumerate(lines)
+            if _STEP.match(line) and _STEP.sub("", line) and not _numbered_heading(line, lines[i + 1: i + 2])]
+
+
+def _numbered_heading(line: str, after: Sequence[str]) -> bool:
+    """Whether a numbered line heads a section ("1. Scope" over its paragraph), not a step: a few Latin words
+    without a full stop, followed by an unnumbered longer line. A Chinese step title over its explanation reads
+    the same and is kept a step."""
+    words = _STEP.sub("", line).strip()
+    body = after[0] if after else ""
+    return (not has_cjk(words) and len(words.split()) <= HEADING_MAX_WORDS and not words.endswith((".", ";", ":"))
+            and bool(body) and not _STEP.match(body) and len(body) > len(words))
 
 
 def _section(chunk: Chunk) -> str:
