@@ -719,3 +719,31 @@ def test_a_contact_mention_ending_in_a_full_stop_is_closed_once() -> None:
     p = one_doc("Travel policy", "Write to the desk at desk@example.com.")
     answer = extractive_answer("Who do I contact about travel?", p, "person", slots)
     assert answer.startswith("Write to the desk at desk@example.com[1]."), answer
+
+
+NOTICE_TITLE = "关于申报创业补助的通知"
+NOTICE = {f"notice#{i}": Chunk(f"notice#{i}", "notice", NOTICE_TITLE, f"{NOTICE_TITLE} > {head}", text)
+          for i, (head, text) in enumerate([
+              ("一、申报条件", "（一）申报人年龄在18至35周岁之间。\n（二）企业成立不超过3年。"),
+              ("二、申报材料", "1. 申报书；\n2. 身份证复印件。"),
+              ("三、申报方式", "申报人在线填报，并将纸质材料报送至所在区就业服务中心。"),
+              ("四、联系方式", "联系人：王老师，联系电话：010-12345678。"),
+          ])}
+
+
+def test_a_section_headed_by_what_is_asked_answers_it() -> None:
+    # "怎么申报" asks how to apply; the section "三、申报方式" says how, the conditions only share the word 申报
+    assert question_need("创业补助怎么申报？").kind == "steps"
+    p = pack({}, list(NOTICE), [], NOTICE, max_chars=3500)
+    answer = extractive_answer("创业补助怎么申报？", p, "process", {})
+    # the top chunk's best sentence leads (retrieval's consensus); the section saying how follows it at once
+    assert answer.index("申报人在线填报") < answer.index("（二）企业成立不超过3年"), answer
+
+
+def test_asked_where_the_materials_go_the_sentence_saying_where_answers_not_the_materials_slot() -> None:
+    assert question_need("纸质材料交到哪里？").kind == "place"
+    assert question_need("财务处处长是谁？办公室在哪？").kind == "person"  # who, then where: the person's line
+    slots = {"materials": ["申报书", "身份证复印件"], "sources": {"materials": "notice#1"}}
+    p = pack(slots, list(NOTICE), [], NOTICE, max_chars=3500)
+    answer = extractive_answer("纸质材料交到哪里？", p, "process", slots)
+    assert first_sentence(answer).startswith("申报人在线填报，并将纸质材料报送至所在区就业服务中心"), answer

@@ -53,8 +53,8 @@ CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
 PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
-STEPS = ("流程", "步骤", "程序", "手续", "怎么办", "怎么办理", "如何办理", "怎样办理", "如何申请", "怎么申请",
-         "怎样申请", "怎么做", "如何操作", "怎么操作")
+STEPS = ("流程", "步骤", "程序", "手续", "怎么办",
+         r"(?:怎么|如何|怎样)(?:办理|申请|申报|报名|提交|提取|缴纳|注册|登记|预约|做|操作)")
 STEPS_EN = (r"\bhow (?:do|can|should|to)\b", r"\bsteps?\b", r"\bprocedure\b", r"\bprocess\b")
 COMPARE = ("区别", "不同", "差异", "相比", "比较", "对比", "异同", "哪个更", "变化")
 COMPARE_EN = (r"\bdifferen", r"\bcompar", r"\bversus\b", r"\bvs\.?\s", r"\bchange[ds]?\b.*\bbetween\b")
@@ -112,6 +112,16 @@ MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请�
                    "certificate", "copy of")
 STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后", "之后", "最后", r"(?:^|\s)\d+[.、]", r"[（(]\d+[)）]",
                "step", "first,", "then")
+# the section headings whose sentences meet a need ("五、申报方式" holds how to apply, "四、申报时间" when)
+SECTION_NEEDS = {
+    "steps": ("流程", "步骤", "程序", "(?<!联系)方式", "途径", "渠道", "手续", r"\bprocedures?\b", r"\bhow to\b"),
+    "materials": ("材料", "清单", r"\bdocuments\b", r"\bmaterials\b"),
+    "conditions": ("条件", "对象", "要求", "资格", "范围", r"\beligib", r"\brequirements?\b"),
+    "date": ("时间", "日期", "期限", "时限", r"\bdates?\b", r"\bdeadlines?\b"),
+    "amount": ("标准", "金额", "额度", r"\bamounts?\b", r"\brates?\b"),
+    "contact": ("联系", "咨询", r"\bcontacts?\b"),
+    "place": ("地点", "地址", r"\blocations?\b", r"\baddress\b"),
+}
 # what someone is in charge of: a directory's duties, not a list of anything
 DUTIES = ("负责哪些", "负责什么", "负责的工作", "负责哪方面", "职责", "分管哪些", "分管什么", "主管哪些", "主管什么",
           "管哪些", "管什么")

@@ -112,11 +112,15 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
 
 
 def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:
-    """Slot lines answer when they hold a core aspect (steps, materials, a contact, a value) or the one the need
-    asks for; a place, conditions or a basis alone are by-products of a text that is not a procedure."""
+    """Slot lines answer when they hold the aspect the need asks for (or a table's value), else a core aspect
+    (steps, materials, a contact) when the need names none; a place, conditions or a basis alone are by-products
+    of a text that is not a procedure."""
     if need.kind in SENTENCE_NEEDS:
         return False  # "为什么要…" is not answered by the procedure's steps, whatever they hold
-    return bool({aspect for aspect, _ in lines} & CORE_ASPECTS) or _holds_asked(lines, need)
+    aspects = {aspect for aspect, _ in lines}
+    if need.kind in NEED_ASPECT:  # "交到哪里" without a place slot: a sentence saying where answers, not the materials
+        return _holds_asked(lines, need) or "value" in aspects
+    return bool(aspects & CORE_ASPECTS)
 
 
 def _holds_asked(lines: Sequence[tuple[str, str]], need: Need) -> bool:

@@ -41,8 +41,8 @@ _CUES: dict[str, re.Pattern[str]] = {
     "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
 }
 # the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, "哪些人可以申请" conditions,
-# not a list)
-_ORDER = ("materials", "contact", "person", "duties", "place", "date", "amount", "reason", "definition", "steps",
+# not a list; "材料交到哪里" asks where)
+_ORDER = ("contact", "person", "duties", "place", "materials", "date", "amount", "reason", "definition", "steps",
           "compare", "conditions", "list")
 # what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
 _EVIDENCE: dict[str, re.Pattern[str]] = {
@@ -54,6 +54,7 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
 }
+_SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in cues.SECTION_NEEDS.items()}
 _YES_NO = cue_pattern(*cues.YES_NO)
 _AUXILIARY = re.compile(cues.YES_NO_AUXILIARY)
 _SUBJECT_MODALS = frozenset({"有", "是", "算"})  # may belong to the subject ("有…的商户", "是…的人") rather than ask
@@ -151,9 +152,17 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
         role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
     if need.kind == "place":
-        return _place_bonus(sentence, asked)
+        return max(_place_bonus(sentence, asked), _section_bonus(need, heading))
     pattern = _EVIDENCE.get(need.kind)
-    return NEED_BONUS if pattern is not None and pattern.search(sentence) else 0.0
+    return NEED_BONUS if pattern is not None and pattern.search(sentence) else _section_bonus(need, heading)
+
+
+def _section_bonus(need: Need, heading: str) -> float:
+    """NEED_BONUS for a sentence whose own section is headed by what the need asks ("五、申报方式" for how to
+    apply, "四、申报时间" for when); the document's title above it says the topic, not the aspect."""
+    section = heading.rsplit(">", 1)[-1].split(" · ", 1)[0] if ">" in heading else ""
+    pattern = _SECTIONS.get(need.kind)
+    return NEED_BONUS if section and pattern is not None and pattern.search(section) else 0.0
 
 
 def gives_reason(sentence: str) -> bool:
