@@ -747,3 +747,27 @@ def test_asked_where_the_materials_go_the_sentence_saying_where_answers_not_the_
     p = pack(slots, list(NOTICE), [], NOTICE, max_chars=3500)
     answer = extractive_answer("纸质材料交到哪里？", p, "process", slots)
     assert first_sentence(answer).startswith("申报人在线填报，并将纸质材料报送至所在区就业服务中心"), answer
+
+
+@pytest.mark.parametrize(("question", "sentence", "outside"), [
+    ("40岁可以申报吗？", "申报人年龄在18至35周岁之间。", True),
+    ("30岁可以申报吗？", "申报人年龄在18至35周岁之间。", False),
+    ("成立5年的企业能申报吗？", "企业成立时间不超过3年。", True),
+    ("成立2年的企业能申报吗？", "企业成立时间不超过3年。", False),  # "超过" inside "不超过" bounds nothing below
+    ("26岁可以报名吗？", "未满25周岁的青年均可报名。", True),
+    ("研发投入占比2%可以申请吗？", "研发投入比例不低于3%。", True),
+    ("Can I apply after 8 years of service?", "Applicants need at least 10 years of service.", True),
+    ("6个月内能办完吗？", "2024年5月1日至5月31日受理。", False),  # dates are no limits
+    ("成立5年可以吗？", "2020年至2024年成立的企业。", False),
+])
+def test_a_figure_outside_the_stated_limit(question: str, sentence: str, outside: bool) -> None:
+    from lambdarag.answer.limits import figure_outside
+
+    assert figure_outside(question, sentence) is outside
+
+
+def test_asked_yes_or_no_with_a_figure_outside_the_limit_the_answer_is_no() -> None:
+    p = one_doc("创业扶持申报通知", "申报创业扶持的，申报人年龄应在18至35周岁之间。扶持资金为10万元。")
+    keywords = ["申报", "创业扶持"]
+    assert extractive_answer("40岁可以申报创业扶持吗？", p, "fact", {}, keywords).startswith("不可以")
+    assert extractive_answer("30岁可以申报创业扶持吗？", p, "fact", {}, keywords).startswith("可以")

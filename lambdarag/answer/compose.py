@@ -62,24 +62,26 @@ def shorten(line: str, budget: int) -> str:
     return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
 
 
-def yes_no_lead(need: Need, support: str, supported: bool) -> str:
+def yes_no_lead(need: Need, support: str, supported: bool, outside: bool = False) -> str:
     """"可以" / "不可以" / "需要"… (or "Yes" / "No") from the supporting sentence; "not stated" without support.
 
-    The supporting sentence's negation decides: "不得/不予/无需…" answers no. Without support — nothing in the
-    evidence matches the question well enough — the answer says the documents do not say.
+    The supporting sentence's negation decides: "不得/不予/无需…" answers no; so does a figure the question names
+    lying ``outside`` the limit the sentence states ("40岁" against "18至35周岁", answer/limits.py). Without
+    support — nothing in the evidence matches the question well enough — the answer says the documents do not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
-    negative = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION_MARK.sub("", support)))
+    negated = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION_MARK.sub("", support)))
+    negative = negated or outside  # a limit read in a negated sentence ("超过35周岁的不予…") is left to the negation
     if need.english:
         return "No." if negative else "Yes."
     modal = need.modal or "是"
     return (_NEGATED.get(modal) or f"不{modal}") if negative else modal
 
 
-def lead_line(need: Need, support: str, supported: bool) -> str:
+def lead_line(need: Need, support: str, supported: bool, outside: bool = False) -> str:
     """The yes/no lead as a line of its own, cited like the sentence it was read from."""
-    word = yes_no_lead(need, support, supported)
+    word = yes_no_lead(need, support, supported, outside)
     if not supported:
         return word
     m = _MARKS_AT_END.search(support)

@@ -14,6 +14,7 @@ from typing import Any
 
 from lambdarag.answer.compose import fit_budget, lead_line
 from lambdarag.answer.context import Packed
+from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, is_english, question_need
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
@@ -50,19 +51,20 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
     scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)  # once for every use below
     lines = _answer_lines(question, packed, intent, slots, scored, need, sentences)
     if need.kind == "yesno":
-        lines = _yes_no(scored, need, lines)
+        lines = _yes_no(question, scored, need, lines)
     text = "".join(fit_budget(lines, budget)).strip()
     return text + "".join(repeal_notes(text, packed, need.english))
 
 
-def _yes_no(scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
+def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
     best = max(scored, key=ranking_key, default=None)
     if best is None or best.score < YES_NO_SUPPORT:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
+    outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
-    return [lead_line(need, support, True) + support, *(line for line in lines if line != support)]
+    return [lead_line(need, support, True, outside) + support, *(line for line in lines if line != support)]
 
 
 def repeal_notes(text: str, packed: Packed, english: bool = False) -> list[str]:

@@ -1,0 +1,92 @@
+"""Whether the figure a yes/no question names lies outside the limit its supporting sentence states.
+
+"40岁可以申报吗？" asked of "申报人年龄在18至35周岁之间": the sentence says nothing negative, yet the answer is no.
+A question names a figure in a measure ("40岁", "成立5年", "8 years"); the sentence states a range ("18至35周岁"),
+an upper bound ("不超过3年", "3年以内", "under 5 years") or a lower one ("满1年", "1年以上", "at least 2 years") in
+the same measure. Pure functions; the yes/no lead reads them (answer/extractive.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
+_UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
+          "工作日": "工作日", "小时": "小时", "万元": "万元", "元": "元", "人": "人", "名": "人", "%": "%", "％": "%",
+          "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
+          "employees": "人", "people": "人", "staff": "人"}
+_UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
+_NUMBER = r"(?<![\d.月])(\d+(?:\.\d+)?)"  # not a day of a month ("4月18日")
+_FIGURE = re.compile(rf"{_NUMBER}\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
+_RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
+YEAR_DATE = 1000  # "2024年" is a date, not a number of years
+# words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
+# the figure itself ("未满18周岁")
+_UPPER_WORDS = ("不超过", "不得超过", "不高于", "不大于", "最多", "最长", "低于", "少于", "未满", "不满", "不足",
+                "no more than", "up to", "at most", "under", "below", "less than", "fewer than")
+_LOWER_WORDS = ("不低于", "不少于", "不得少于", "至少", "最少", "满", "超过", "高于", "大于", "多于", "at least",
+                "no less than", "over", "more than", "above")
+_STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "under", "below", "less than", "fewer than",
+                     "超过", "高于", "大于", "多于", "over", "more than", "above"})
+_NOT_BEFORE = r"(?<![不未得])"  # "超过" inside "不超过" bounds from above
+
+
+def _bound_before(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(rf"{_NOT_BEFORE}({'|'.join(words)})\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
+
+
+_UPPER_BEFORE = _bound_before(_UPPER_WORDS)
+_LOWER_BEFORE = _bound_before(_LOWER_WORDS)
+_UPPER_AFTER = re.compile(rf"{_NUMBER}\s*({_UNIT})\s*(以下|以内|之内|内|or less|or fewer)", re.IGNORECASE)
+_LOWER_AFTER = re.compile(rf"{_NUMBER}\s*({_UNIT})\s*(以上|及以上|或以上|or more|or over)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """What a sentence allows in one measure: low <= x <= high (either end open), strict ends excluded."""
+
+    unit: str
+    low: float | None = None
+    high: float | None = None
+    strict_low: bool = False
+    strict_high: bool = False
+
+    def admits(self, value: float) -> bool:
+        if self.low is not None and (value < self.low or (self.strict_low and value == self.low)):
+            return False
+        return self.high is None or not (value > self.high or (self.strict_high and value == self.high))
+
+
+def figure_outside(question: str, sentence: str) -> bool:
+    """Whether a figure the question names lies outside a limit the sentence states in the same measure."""
+    figures = [(float(m.group(1)), _UNITS[m.group(2).lower()]) for m in _FIGURE.finditer(question)]
+    figures = [(value, unit) for value, unit in figures if not _date(value, unit)]
+    if not figures:
+        return False
+    limits = stated_limits(sentence)
+    return any(not limit.admits(value) for value, unit in figures for limit in limits if limit.unit == unit)
+
+
+def stated_limits(sentence: str) -> list[Limit]:
+    """The ranges and bounds ``sentence`` states, each in its measure (dates are none: "2020年至2024年")."""
+    limits: list[Limit] = []
+    for m in _RANGE.finditer(sentence):
+        unit = _UNITS[m.group(4).lower()]
+        if m.group(2) is None or _UNITS[m.group(2).lower()] == unit:
+            limits.append(Limit(unit, float(m.group(1)), float(m.group(3))))
+    for m in _UPPER_BEFORE.finditer(sentence):
+        word = m.group(1).lower()
+        limits.append(Limit(_UNITS[m.group(3).lower()], high=float(m.group(2)), strict_high=word in _STRICT))
+    for m in _UPPER_AFTER.finditer(sentence):
+        limits.append(Limit(_UNITS[m.group(2).lower()], high=float(m.group(1))))
+    for m in _LOWER_BEFORE.finditer(sentence):
+        word = m.group(1).lower()
+        limits.append(Limit(_UNITS[m.group(3).lower()], low=float(m.group(2)), strict_low=word in _STRICT))
+    for m in _LOWER_AFTER.finditer(sentence):
+        limits.append(Limit(_UNITS[m.group(2).lower()], low=float(m.group(1))))
+    return [limit for limit in limits if not any(_date(v, limit.unit) for v in (limit.low, limit.high) if v)]
+
+
+def _date(value: float, unit: str) -> bool:
+    return unit == "年" and value >= YEAR_DATE
