@@ -39,6 +39,23 @@ MEASURE = """某区小微商户经营补助办法
 第八条 区商务局自受理之日起10个工作日内完成审核，审核通过的，在5个工作日内发放补助。
 """
 
+NOTICE = """关于开展青年创业扶持项目申报工作的通知
+
+一、申报条件
+（一）申报人年龄在18至35周岁之间。
+（二）创办的企业成立时间不超过3年。
+
+二、申报材料
+1. 《青年创业扶持项目申报书》；
+2. 申报人身份证复印件。
+
+三、申报方式
+申报人在线填报，并将纸质材料报送至所在区就业服务中心。
+
+四、联系方式
+联系人：王老师，联系电话：010-12345678。
+"""
+
 GUIDE = """某区证照办理指南
 
 一、办理流程
@@ -57,6 +74,7 @@ def regulation_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     dom = open_domain("rules", base)
     (dom.raw_dir / "经营补助办法.txt").write_text(MEASURE, encoding="utf-8")
     (dom.raw_dir / "证照办理指南.txt").write_text(GUIDE, encoding="utf-8")
+    (dom.raw_dir / "申报通知.txt").write_text(NOTICE, encoding="utf-8")
     outcomes = build_domain(dom, ["extract", "index", "vectors", "wiki"], progress=False)
     assert all(o.ok for o in outcomes), [o.summary for o in outcomes]
     return KnowledgeBase.load(dom)
@@ -89,3 +107,11 @@ def test_a_case_listed_under_a_refusal_is_answered_no(regulation_kb: KnowledgeBa
 def test_a_procedure_guide_still_gives_its_steps(regulation_kb: KnowledgeBase) -> None:
     text = ask(regulation_kb, "证照怎么办理？")
     assert "1. 登录区政务服务网提交申请" in text and "3. 领取证照" in text, text
+
+
+def test_a_notice_answers_where_from_its_sentence_and_a_figure_outside_its_limit_with_no(
+        regulation_kb: KnowledgeBase) -> None:
+    where = ask(regulation_kb, "青年创业扶持项目的纸质材料交到哪里？")
+    assert "所在区就业服务中心" in first_sentence(where), where
+    assert ask(regulation_kb, "40岁可以申报青年创业扶持项目吗？").startswith("不可以")
+    assert ask(regulation_kb, "成立5年的企业能申报青年创业扶持项目吗？").startswith("不能")
