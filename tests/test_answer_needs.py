@@ -771,3 +771,13 @@ def test_asked_yes_or_no_with_a_figure_outside_the_limit_the_answer_is_no() -> N
     keywords = ["申报", "创业扶持"]
     assert extractive_answer("40岁可以申报创业扶持吗？", p, "fact", {}, keywords).startswith("不可以")
     assert extractive_answer("30岁可以申报创业扶持吗？", p, "fact", {}, keywords).startswith("可以")
+
+
+def test_a_yes_no_question_whose_predicate_no_sentence_says_is_not_stated() -> None:
+    # every sentence shares the page's subject (its title); none says anything of paying in instalments
+    p = one_doc("创业补贴实施办法", "创业补贴对象为毕业两年内的高校毕业生。创业补贴标准为每人5000元。")
+    keywords = ["创业补贴", "分期", "领取"]
+    assert extractive_answer("创业补贴可以分期领取吗？", p, "fact", {}, keywords).startswith("资料中未明确说明")
+    assert extractive_answer("创业补贴可以领取吗？", p, "fact", {}, ["创业补贴", "领取"]).startswith("资料中未明确说明")
+    p2 = one_doc("创业补贴实施办法", "创业补贴按季度分期领取。创业补贴标准为每人5000元。")
+    assert extractive_answer("创业补贴可以分期领取吗？", p2, "fact", {}, keywords).startswith("可以")

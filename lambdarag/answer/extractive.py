@@ -59,7 +59,8 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
     best = max(scored, key=ranking_key, default=None)
-    if best is None or best.score < YES_NO_SUPPORT:
+    # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗") says neither yes nor no
+    if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
     outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"

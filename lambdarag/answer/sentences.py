@@ -88,6 +88,8 @@ class Scored:
     # the share of the question's keyword characters that the chunk's heading does not hold and the sentence itself
     # does (用途 ~ 用于, 发源 ~ 起源, 排第几 ~ 排行第三): counts in the score (ECHO_WEIGHT) and breaks exact ties
     echo: float = field(default=0.0, compare=False)
+    # whether it says any of the question's words its heading does not (false: it only shares the page's subject)
+    says_asked: bool = field(default=True, compare=False)
 
     def cited(self) -> str:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
@@ -246,7 +248,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=echo))
+                              echo=echo, says_asked=echo > 0 or not unsaid))
     return out if as_of is None else _read_as_of(out, as_of)
 
 
