@@ -781,3 +781,15 @@ def test_a_yes_no_question_whose_predicate_no_sentence_says_is_not_stated() -> N
     assert extractive_answer("创业补贴可以领取吗？", p, "fact", {}, ["创业补贴", "领取"]).startswith("资料中未明确说明")
     p2 = one_doc("创业补贴实施办法", "创业补贴按季度分期领取。创业补贴标准为每人5000元。")
     assert extractive_answer("创业补贴可以分期领取吗？", p2, "fact", {}, keywords).startswith("可以")
+
+
+def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None:
+    from lambdarag.answer.lines import refused_items
+
+    lines = ["有下列情形之一的，不予补助：", "（一）已领取其他补助的；", "（二）提供虚假材料的。",
+             "申请人应当提交下列材料：", "（一）申请表；", "（二）营业执照复印件。"]
+    assert refused_items(lines) == {"（一）已领取其他补助的；", "（二）提供虚假材料的。"}
+    p = one_doc("就业补贴办法", "第三条 补贴对象为毕业2年内的高校毕业生。\n第四条 补贴标准为每人5000元。\n"
+                "第五条 有下列情形之一的，不予补贴：\n（一）在机关事业单位就业的；\n（二）已享受其他就业补贴的。")
+    answer = extractive_answer("就业补贴的标准是多少？", p, "fact", {}, ["就业补贴", "标准"])
+    assert answer.startswith("第四条 补贴标准为每人5000元") and "已享受其他就业补贴的[" not in answer, answer

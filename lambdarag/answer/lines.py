@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lambdarag.answer import cues
+from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.tokenizer import has_cjk
 
 QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
@@ -32,6 +34,7 @@ _CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
 _MARKED = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(](?:\d{1,2}|[一二三四五六七八九十]{1,3})[)）]"
                      r"|[一二三四五六七八九十]{1,3}[、.]|[①②③④⑤⑥⑦⑧⑨⑩])")
 _CLAUSE_ENDS = ("；", ";")
+_REFUSAL = cue_pattern(*cues.NEGATION, *cues.NEGATION_EN, flags=re.IGNORECASE)
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
                    r"|第[一二三四五六七八九十\d]+[条章节])")
 
@@ -128,6 +131,17 @@ def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> lis
             out.append((lines[i], False))
             i += 1
     return out
+
+
+def refused_items(lines: Sequence[str]) -> set[str]:
+    """The items of a list of clauses whose lead-in refuses or forbids ("有下列情形之一的，不予补助："): quoted
+    apart from it, "（二）已享受其他补助的" reads as a case that qualifies."""
+    items: set[str] = set()
+    for i, line in enumerate(lines):
+        if _CLAUSE_LEAD.match(line) and not ANSWER_LINE.match(line) and _REFUSAL.search(line):
+            found = _clauses_after(lines, i)
+            items.update(found if len(found) >= 2 else ())
+    return items
 
 
 def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:

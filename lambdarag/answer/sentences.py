@@ -26,6 +26,7 @@ from lambdarag.answer.lines import (
     WRAPPED_MIN_CHARS,
     clause_lists,
     listed_items,
+    refused_items,
     unwrapped_lines,
 )
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need
@@ -90,6 +91,7 @@ class Scored:
     echo: float = field(default=0.0, compare=False)
     # whether it says any of the question's words its heading does not (false: it only shares the page's subject)
     says_asked: bool = field(default=True, compare=False)
+    item: bool = field(default=False, compare=False)  # an item of a refusal's list without its lead-in (Unit.item)
 
     def cited(self) -> str:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
@@ -104,6 +106,7 @@ class Unit:
     shown: str
     matched: str
     table: bool = False  # a table's content (a row, or the whole table): data, never a caption or heading
+    item: bool = False  # an item of a refusal's list shown without its lead-in: it may open an answer, not pad it
 
 
 def ranking_key(item: Scored) -> tuple[float, float]:
@@ -157,6 +160,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     for item in [*top, *sorted(scored, key=ranking_key, reverse=True)]:
         same_chunk = sum(1 for p in picked if p.n == item.n)
         if item.score < floor or len(picked) >= most or same_chunk >= per_chunk or item in picked:
+            continue
+        if item.item and picked:  # "（二）已享受其他补贴的" after another sentence reads as said of that one
             continue
         said, mutual = _repeated_by(item.sentence, picked)
         if said >= 0:  # the same fact from another chunk (a slide repeating the rule) makes the answer longer only
@@ -248,7 +253,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=echo, says_asked=echo > 0 or not unsaid))
+                              echo=echo, says_asked=echo > 0 or not unsaid, item=unit.item))
     return out if as_of is None else _read_as_of(out, as_of)
 
 
@@ -295,7 +300,7 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
             return [Unit(whole, f"{head} {' '.join(table.header)} {whole}", table=True)]
         return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, row_picking(wanted, table, head))]
     heading = normalize(head).replace(" ", "")
-    return [Unit(u.shown, f"{head} {u.matched}") for u in _units(body, lists)
+    return [dataclasses.replace(u, matched=f"{head} {u.matched}") for u in _units(body, lists)
             if _long_enough(u.shown) and not _furniture(u.shown, heading)]
 
 
@@ -309,6 +314,7 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
     line as one unit)."""
     lines = clause_lists(unwrapped_lines(body)) if lists else [(line, False) for line in unwrapped_lines(body)]
     joined = {line for line, whole in lines if whole}
+    items = refused_items([line for line, _ in lines])
     question = ""
     for line, before in listed_items([line for line, _ in lines]) if lists else ((line, "") for line, _ in lines):
         if line in joined:  # a list of clauses after its lead-in: one unit, quoted whole
@@ -325,7 +331,7 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
         else:
             question = ""
             whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
-            yield from (Unit(s, s) for s in whole)
+            yield from (Unit(s, s, item=line in items) for s in whole)
 
 
 def cut_by_window(sentence: str, body: str) -> bool:
