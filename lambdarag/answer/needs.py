@@ -152,12 +152,12 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
         role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
     if need.kind == "place":
-        return max(_place_bonus(sentence, asked), _section_bonus(need, heading))
+        return max(_place_bonus(sentence, asked), section_bonus(need, heading))
     pattern = _EVIDENCE.get(need.kind)
-    return NEED_BONUS if pattern is not None and pattern.search(sentence) else _section_bonus(need, heading)
+    return NEED_BONUS if pattern is not None and pattern.search(sentence) else section_bonus(need, heading)
 
 
-def _section_bonus(need: Need, heading: str) -> float:
+def section_bonus(need: Need, heading: str) -> float:
     """NEED_BONUS for a sentence whose own section is headed by what the need asks ("五、申报方式" for how to
     apply, "四、申报时间" for when); the document's title above it says the topic, not the aspect."""
     section = heading.rsplit(">", 1)[-1].split(" · ", 1)[0] if ">" in heading else ""

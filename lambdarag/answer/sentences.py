@@ -29,7 +29,7 @@ from lambdarag.answer.lines import (
     refused_items,
     unwrapped_lines,
 )
-from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need
+from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.english import rejoin_abbreviations
@@ -92,6 +92,7 @@ class Scored:
     # whether it says any of the question's words its heading does not (false: it only shares the page's subject)
     says_asked: bool = field(default=True, compare=False)
     item: bool = field(default=False, compare=False)  # an item of a refusal's list without its lead-in (Unit.item)
+    in_section: bool = field(default=False, compare=False)  # stands in a section headed by what is asked ("申报时间")
 
     def cited(self) -> str:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
@@ -152,6 +153,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
     top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=ranking_key,
                  reverse=True)[:1]
+    if top and not top[0].in_section and max(scored, key=ranking_key).in_section:
+        top = []  # the section headed by what is asked ("四、申报时间") answers before the top chunk's sentence
     if intent == "compare":  # one sentence per side first: the best of each of the two best documents
         top = _sides(scored)
     parts = _per_part(question_parts(question), scored) if limit is None else []
@@ -253,7 +256,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=echo, says_asked=echo > 0 or not unsaid, item=unit.item))
+                              echo=echo, says_asked=echo > 0 or not unsaid, item=unit.item,
+                              in_section=section_bonus(need, head) > 0))
     return out if as_of is None else _read_as_of(out, as_of)
 
 
