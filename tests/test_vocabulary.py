@@ -7,7 +7,8 @@ from datetime import date
 
 import pytest
 
-from lambdarag.answer.slot_rules import person_slots, process_slots
+from lambdarag.answer.procedure_rules import process_slots
+from lambdarag.answer.slot_rules import person_slots
 from lambdarag.graph.entities import extract_entities
 from lambdarag.query.temporal import cn_number, time_scope
 from lambdarag.records import Chunk

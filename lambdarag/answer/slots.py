@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lambdarag.answer.slot_rules import data_slots, person_slots, process_slots
+from lambdarag.answer.procedure_rules import process_slots
+from lambdarag.answer.slot_rules import data_slots, person_slots
 from lambdarag.answer.table_text import match_score, question_grams
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
