@@ -325,3 +325,11 @@ def test_numbered_section_headings_are_no_steps(config: Config) -> None:
                   "1. Fill in the claim form.\n2. Attach the receipts.\n3. Send it to the finance office.")
     assert fill_slots("process", "How do I claim expenses?", [steps], None, config).slots["steps"] == [
         "Fill in the claim form.", "Attach the receipts.", "Send it to the finance office."]
+
+
+def test_the_kind_of_a_phone_is_no_name(config: Config) -> None:
+    notice = Chunk("desk#0002", "desk", "招生咨询", "招生咨询", "咨询电话：010-62510000。值班电话 010-62510001。")
+    slots = fill_slots("person", "招生咨询电话是多少？", [notice], None, config).slots
+    assert slots["phone"] == "010-62510000" and "name" not in slots
+    named = Chunk("desk#0003", "desk", "招生咨询", "招生咨询", "联系人王芳，电话010-62510002。")
+    assert fill_slots("person", "招生咨询找谁？", [named], None, config).slots["name"] == "王芳"

@@ -27,6 +27,8 @@ from lambdarag.records import Chunk
 from lambdarag.text.patterns import CONTACT_EMAIL, CONTACT_PHONE
 
 _NAME_BEFORE_PHONE = re.compile(r"([\u4e00-\u9fff]{2,3})[，,：:\s]*(?:办公电话|联系电话|电话)")
+# the kind of a phone ("咨询电话", "值班电话"), which _NAME_BEFORE_PHONE would take for a name
+_PHONE_KINDS = ("咨询", "值班", "服务", "办公", "联系", "报名", "监督", "投诉", "举报", "热线", "传真", "招生", "手机")
 _NAME_AFTER_ROLE = re.compile(
     r"(?:负责人|联系人|经办人|主管|科长|主任|处长)[：:\s]*([\u4e00-\u9fff]{2,3})(?=[，,；;（(\s]|$)"
 )
@@ -154,7 +156,7 @@ def _person_from_prose(wanted: set[str], evidence: Sequence[Chunk]) -> dict[str,
     _, segment, chunk_id = best
     slots: dict[str, Any] = {}
     name = _NAME_AFTER_ROLE.search(segment) or _NAME_BEFORE_PHONE.search(segment)
-    if name:
+    if name and not name.group(1).endswith(_PHONE_KINDS):
         slots["name"] = name.group(1)
     if phone := CONTACT_PHONE.search(segment):
         slots["phone"] = phone.group(1)
