@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.text.tokenizer import has_cjk
+from lambdarag.text.tokenizer import ITEM_ENDS, has_cjk
 
 QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
@@ -33,7 +33,6 @@ CLAUSE_LIST_MAX_CHARS = 200  # a longer list keeps its lines apart (the answer's
 _CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
 _MARKED = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(](?:\d{1,2}|[一二三四五六七八九十]{1,3})[)）]"
                      r"|[一二三四五六七八九十]{1,3}[、.]|[①②③④⑤⑥⑦⑧⑨⑩])")
-_CLAUSE_ENDS = ("；", ";")
 _REFUSAL = cue_pattern(*cues.NEGATION, *cues.NEGATION_EN, flags=re.IGNORECASE)
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
                    r"|第[一二三四五六七八九十\d]+[条章节])")
@@ -121,8 +120,7 @@ def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> lis
     out: list[tuple[str, bool]] = []
     i = 0
     while i < len(lines):
-        lead = _CLAUSE_LEAD.match(lines[i]) and not ANSWER_LINE.match(lines[i])  # "答：" answers, it leads no list
-        items = _clauses_after(lines, i) if lead else []
+        items = _clauses_after(lines, i) if _leads_list(lines[i]) else []
         joined = _joined(lines[i], items)
         if len(items) >= 2 and len(joined) <= most:
             out.append((joined, True))
@@ -138,16 +136,21 @@ def refused_items(lines: Sequence[str]) -> set[str]:
     apart from it, "（二）已享受其他补助的" reads as a case that qualifies."""
     items: set[str] = set()
     for i, line in enumerate(lines):
-        if _CLAUSE_LEAD.match(line) and not ANSWER_LINE.match(line) and _REFUSAL.search(line):
+        if _leads_list(line) and _REFUSAL.search(line):
             found = _clauses_after(lines, i)
             items.update(found if len(found) >= 2 else ())
     return items
 
 
+def _leads_list(line: str) -> bool:
+    """A lead-in of a list of clauses ("…下列条件："); "答：" answers, it leads no list."""
+    return bool(_CLAUSE_LEAD.match(line)) and not ANSWER_LINE.match(line)
+
+
 def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:
     items: list[str] = []
     for line in lines[lead + 1:]:
-        cut = (items[-1] if items else line).endswith(_CLAUSE_ENDS)  # an unmarked item follows a ；
+        cut = (items[-1] if items else line).endswith(ITEM_ENDS)  # an unmarked item follows a ；
         if not (_MARKED.match(line) or cut) or _CLAUSE_LEAD.match(line) or QUESTION_LINE.search(line):
             break
         items.append(line)

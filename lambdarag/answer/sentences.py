@@ -143,7 +143,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     """
     if not scored:
         return []
-    best = max(s.score for s in scored)
+    first = max(scored, key=ranking_key)
+    best = first.score
     # a page's sentences may make the whole answer (its floor limits them); an overview draws on several chunks
     most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (sentences, sentences)
     need = question_need(question).kind
@@ -153,7 +154,7 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
     top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=ranking_key,
                  reverse=True)[:1]
-    if top and not top[0].in_section and max(scored, key=ranking_key).in_section:
+    if top and not top[0].in_section and first.in_section:
         top = []  # the section headed by what is asked ("四、申报时间") answers before the top chunk's sentence
     if intent == "compare":  # one sentence per side first: the best of each of the two best documents
         top = _sides(scored)
@@ -238,6 +239,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         chunk_score = score_text(piece.text, keywords, wanted)
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
         unsaid = _unsaid_characters(keywords, head)
+        in_section = section_bonus(need, head) > 0  # the chunk's section is headed by what is asked
         for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind),
                                     need.kind in WHOLE_LISTS):
             if unit.shown in seen:
@@ -256,8 +258,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=echo, says_asked=echo > 0 or not unsaid, item=unit.item,
-                              in_section=section_bonus(need, head) > 0))
+                              echo=echo, says_asked=echo > 0 or not unsaid, item=unit.item, in_section=in_section))
     return out if as_of is None else _read_as_of(out, as_of)
 
 
@@ -318,9 +319,10 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
     line as one unit)."""
     lines = clause_lists(unwrapped_lines(body)) if lists else [(line, False) for line in unwrapped_lines(body)]
     joined = {line for line, whole in lines if whole}
-    items = refused_items([line for line, _ in lines])
+    texts = [line for line, _ in lines]
+    items = refused_items(texts)
     question = ""
-    for line, before in listed_items([line for line, _ in lines]) if lists else ((line, "") for line, _ in lines):
+    for line, before in listed_items(texts) if lists else ((line, "") for line in texts):
         if line in joined:  # a list of clauses after its lead-in: one unit, quoted whole
             question = ""
             yield Unit(line, line)

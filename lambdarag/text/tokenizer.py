@@ -54,7 +54,7 @@ _LATIN = re.compile("|".join([f"(?P<unit>{_UNIT_RE})", f"(?P<amount>{english.AMO
 _QUOTES = (("「", "」"), ("『", "』"), ("“", "”"))
 QUOTED_MAX_CHARS = 160  # a quotation (a colon's list) rejoined into its sentence up to this length
 _LIST_OPENED = re.compile(r"[：:][^：:]*[；;]$")  # "…如下：甲；" a colon's list, cut at its first item
-_ITEM_ENDS = ("；", ";")
+ITEM_ENDS = ("；", ";")  # the stops a list's items end with, its last one aside
 _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
@@ -90,7 +90,7 @@ def rejoin_enumerations(sentences: Sequence[str], most: int = QUOTED_MAX_CHARS) 
     """A list a colon opens and semicolons cut joined again: 须具备三项：一是甲；二是乙；三是丙。 is one sentence,
     not a lead-in holding the first item only. Joined only where a full stop ends the list within ``most``
     characters; a longer or open-ended run keeps its cuts."""
-    return _rejoined(sentences, lambda s: bool(_LIST_OPENED.search(s)), lambda s: s.endswith(_ITEM_ENDS), most)
+    return _rejoined(sentences, lambda s: bool(_LIST_OPENED.search(s)), lambda s: s.endswith(ITEM_ENDS), most)
 
 
 def _rejoined(sentences: Sequence[str], opens: Callable[[str], bool], still_open: Callable[[str], bool],
