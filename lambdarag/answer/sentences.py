@@ -143,16 +143,15 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     """
     if not scored:
         return []
-    first = max(scored, key=ranking_key)
-    best = first.score
+    first = max(scored, key=ranking_key)  # the best sentence; its score is the best score
     # a page's sentences may make the whole answer (its floor limits them); an overview draws on several chunks
     most, per_chunk = BROAD_LIMITS if intent in BROAD_INTENTS else (sentences, sentences)
     need = question_need(question).kind
     if need == "list":  # "有哪些…", "which…": the items, however many of one chunk
         most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])
     most = most if limit is None else limit
-    floor = best * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
-    top = sorted((s for s in scored if s.rank == 0 and s.score >= best * TOP_CHUNK_FLOOR), key=ranking_key,
+    floor = first.score * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
+    top = sorted((s for s in scored if s.rank == 0 and s.score >= first.score * TOP_CHUNK_FLOOR), key=ranking_key,
                  reverse=True)[:1]
     if top and not top[0].in_section and first.in_section:
         top = []  # the section headed by what is asked ("四、申报时间") answers before the top chunk's sentence
