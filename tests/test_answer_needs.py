@@ -793,3 +793,80 @@ def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None
                 "第五条 有下列情形之一的，不予补贴：\n（一）在机关事业单位就业的；\n（二）已享受其他就业补贴的。")
     answer = extractive_answer("就业补贴的标准是多少？", p, "fact", {}, ["就业补贴", "标准"])
     assert answer.startswith("第四条 补贴标准为每人5000元") and "已享受其他就业补贴的[" not in answer, answer
+
+
+FORM = ("| 事项名称 | 居住登记补贴申领 |\n| 申请条件 | 在本区登记居住满6个月 |\n| 办理时限 | 受理之日起10个工作日 |\n"
+        "| 受理地点 | 街道社区服务中心 |\n| 收费标准 | 不收费 |\n| 咨询电话 | 010-12345 |")
+
+
+def test_a_form_is_read_as_its_fields_and_a_field_labelled_with_the_need_answers() -> None:
+    from lambdarag.answer.table_text import form_text, parse_table
+
+    # a two-column form has no header row: its first field is a field, not a column label the others are "of"
+    assert parse_table(FORM) is None
+    assert form_text("办事指南\n" + FORM) == ("办事指南\n事项名称：居住登记补贴申领\n申请条件：在本区登记居住满6个月\n"
+                                          "办理时限：受理之日起10个工作日\n受理地点：街道社区服务中心\n收费标准：不收费\n"
+                                          "咨询电话：010-12345")
+    # a table of figures with its header, and rows of more than two cells, are tables
+    assert form_text("| 项目 | 金额 |\n| 学费 | 5000 |\n| 住宿费 | 1200 |\n| 教材费 | 300 |") is None
+    assert form_text("| 姓名 | 职务 | 电话 |\n| 张三 | 处长 | 123 |\n| 李四 | 科长 | 456 |") is None
+    assert form_text("| Field | Value |\n| Deadline | within 30 days of the decision |\n| Office | Room 2 |") == (
+        "Field: Value\nDeadline: within 30 days of the decision\nOffice: Room 2")
+    # a list under its header names one thing a cell: "| 姓名 | 职务 |" over names and titles is a table
+    assert form_text("| 姓名 | 职务 |\n| 张三 | 处长 |\n| 李四 | 科长 |") is None
+    assert form_text("| Name | Title |\n| Ann Lee | Chief Financial Officer |\n| Bo Li | Treasurer |") is None
+    p = one_doc("居住登记补贴办事指南", FORM)
+    keywords = ["居住登记", "补贴", "申请"]
+    how_long = extractive_answer("居住登记补贴多久能办好？", p, "fact", {}, ["居住登记", "补贴"])
+    assert how_long.startswith("办理时限：受理之日起10个工作日"), how_long
+    where = extractive_answer("居住登记补贴到哪里申请？", p, "process", {}, keywords)
+    assert where.startswith("受理地点：街道社区服务中心"), where  # not the 申请条件 field the question's 申请 matches
+
+
+def test_a_field_the_question_names_is_its_subject_not_another_aspect() -> None:
+    from lambdarag.answer.needs import field_factor
+
+    amount = question_need("评审流程分为几个阶段？")
+    assert field_factor(amount, "评审流程：初审、复审与决审三个阶段", "评审流程分为几个阶段？") == 1.0
+    assert field_factor(amount, "申请流程：网上提交", "补贴标准是多少？") < 1.0
+    assert field_factor(amount, "（三）申请流程：网上提交", "补贴标准是多少？") == 1.0  # a numbered item, no field
+
+
+def test_an_faq_gives_no_procedure_slots_its_answers_answer_their_own_questions() -> None:
+    from lambdarag.answer.procedure_rules import process_slots
+
+    faq = Chunk("faq#1", "faq", "居住证常见问题", "居住证常见问题",
+                "问：办理居住证需要满足什么条件？\n答：在本市居住半年以上，符合有合法稳定住所条件的，可以申领居住证。\n"
+                "问：居住证丢了怎么办？\n答：应当及时到居住地派出所申请补领。")
+    assert "conditions" not in process_slots("办理居住证需要什么条件？", [faq])
+    rule = Chunk("rule#1", "rule", "居住证办法", "居住证办法", "申领居住证须在本市居住半年以上。")
+    assert process_slots("办理居住证需要什么条件？", [rule])["conditions"] == ["申领居住证须在本市居住半年以上"]
+
+
+def test_asked_how_long_a_duration_answers_not_any_amount() -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    asked = AskedValues.of("居住证多久能办下来？", "fact")
+    assert asked.value_bonus("公安派出所自受理之日起15日内制证发放。") > 0
+    assert asked.value_bonus("遗失补领的，收取工本费20元。") == 0  # an amount, not a duration
+    assert asked.value_bonus("未满16周岁的未成年人由监护人代为申领。") == 0  # an age
+    assert asked.value_bonus("该馆于一九九八年开放。") == 0  # a year written in numerals
+    english = AskedValues.of("How long does the review take?", "fact")
+    assert english.value_bonus("The review is completed within 30 days.") > 0
+    assert english.value_bonus("The fee is $20.") == 0
+    # "多少钱", "多少天" keep their measures
+    assert AskedValues.of("补领要交多少钱？", "fact").value_bonus("收取工本费20元。") > 0
+
+
+def test_a_yes_no_answer_reads_the_sentence_saying_the_verb_asked_and_its_denial() -> None:
+    from lambdarag.answer.needs import denies, yes_no_predicate
+
+    assert yes_no_predicate("申请社保补贴要收费吗？", "要") == "收费"
+    assert yes_no_predicate("退休了可以提取公积金吗？", "可以") == "提取公积金"
+    assert denies("收费标准：不收费", "收费") and denies("本项服务免收费用", "收费")
+    assert not denies("收费标准：每件20元", "收费")
+    # every field shares the question's words; the one saying the verb asked answers, and says no
+    p = one_doc("社保补贴办事指南", "申请条件：在本市缴纳社保满3个月。\n申请材料：身份证、缴费凭证。\n"
+                "收费标准：不收费。")
+    answer = extractive_answer("申请社保补贴要收费吗？", p, "process", {}, ["申请", "社保", "补贴", "收费"])
+    assert answer.startswith("不需要[1]。收费标准：不收费"), answer

@@ -7,11 +7,12 @@ made of articles or by another document's numbered list. Real files, real extrac
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from lexical_domain import lexical_kb
 
 from lambdarag.answer.compose import first_sentence
-from lambdarag.build.steps import build_domain
-from lambdarag.config.domain import init_domain, open_domain
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import answer
 from lambdarag.retrieval.knowledge import KnowledgeBase
@@ -67,17 +68,12 @@ GUIDE = """某区证照办理指南
 
 @pytest.fixture(scope="module")
 def regulation_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    base = tmp_path_factory.mktemp("regulation_kb")
-    dom = init_domain("rules", base)
-    dom.instance_file.write_text(dom.instance_file.read_text(encoding="utf-8") + "\nembedding:\n  backend: none\n",
-                                 "utf-8")
-    dom = open_domain("rules", base)
-    (dom.raw_dir / "经营补助办法.txt").write_text(MEASURE, encoding="utf-8")
-    (dom.raw_dir / "证照办理指南.txt").write_text(GUIDE, encoding="utf-8")
-    (dom.raw_dir / "申报通知.txt").write_text(NOTICE, encoding="utf-8")
-    outcomes = build_domain(dom, ["extract", "index", "vectors", "wiki"], progress=False)
-    assert all(o.ok for o in outcomes), [o.summary for o in outcomes]
-    return KnowledgeBase.load(dom)
+    def write(raw: Path) -> None:
+        (raw / "经营补助办法.txt").write_text(MEASURE, encoding="utf-8")
+        (raw / "证照办理指南.txt").write_text(GUIDE, encoding="utf-8")
+        (raw / "申报通知.txt").write_text(NOTICE, encoding="utf-8")
+
+    return lexical_kb(tmp_path_factory.mktemp("regulation_kb"), "rules", write)
 
 
 def ask(kb: KnowledgeBase, question: str) -> str:

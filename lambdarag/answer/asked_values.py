@@ -28,6 +28,13 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"|[$€£¥]\s?\d"
                     r"|\d[\d,.]*\s*(?:percent|million|billion|thousand|bps|basis points|km|miles?|kg|tons?)\b",
                     re.IGNORECASE)
+DURATION_QUESTION = cue_pattern(*cues.DURATION, *cues.DURATION_EN, flags=re.IGNORECASE)
+DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.\d+)?\s*(?:天|周(?!岁)|星期|小时|分钟|秒|个月)"
+                      r"|(?<![月\d])\d{1,3}\s*日(?=内|以内|之内|后)"  # "15日内", not the date "3月1日"
+                      r"|(?<!\d)\d{1,2}\s*年(?!\d)"  # "2年", not the year "2014年"
+                      r"|(?<![〇零一二三四五六七八九十])[一二三四五六七八九十两半]{1,3}\s*(?:个工作日|个月|天|周(?!岁)|年|小时|分钟)"
+                      r"|\d+\s*(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?)\b",
+                      re.IGNORECASE)
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
@@ -48,7 +55,7 @@ class AskedValues:
     @classmethod
     def of(cls, question: str, intent: str) -> AskedValues:
         wants_amount = bool(AMOUNT_QUESTION.search(question))
-        amount = counted_in(asked_measure(question)) if wants_amount else AMOUNT if intent in VALUE_INTENTS else None
+        amount = asked_amount(question) if wants_amount else AMOUNT if intent in VALUE_INTENTS else None
         return cls(intent == "temporal" or bool(DATE_QUESTION.search(question)), amount, asked_event(question))
 
     def value_bonus(self, sentence: str) -> float:
@@ -61,6 +68,12 @@ class AskedValues:
     def event_bonus(self, sentence: str) -> float:
         """EVENT_BONUS for a sentence naming the event asked, in any of its words."""
         return EVENT_BONUS if self.event is not None and self.event.search(sentence) else 0.0
+
+
+def asked_amount(question: str) -> re.Pattern[str]:
+    """What an amount answering the question looks like: a duration asked how long ("多久", "how long does"),
+    else a number in the measure it names, else any amount."""
+    return DURATION if DURATION_QUESTION.search(question) else counted_in(asked_measure(question))
 
 
 def asked_event(question: str) -> re.Pattern[str] | None:

@@ -62,26 +62,27 @@ def shorten(line: str, budget: int) -> str:
     return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
 
 
-def yes_no_lead(need: Need, support: str, supported: bool, outside: bool = False) -> str:
+def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False) -> str:
     """"可以" / "不可以" / "需要"… (or "Yes" / "No") from the supporting sentence; "not stated" without support.
 
-    The supporting sentence's negation decides: "不得/不予/无需…" answers no; so does a figure the question names
-    lying ``outside`` the limit the sentence states ("40岁" against "18至35周岁", answer/limits.py). Without
+    The supporting sentence's negation decides: "不得/不予/无需…" answers no; so does a sentence that ``refuted``
+    the question's own terms: a figure it names lying outside the limit the sentence states ("40岁" against
+    "18至35周岁", answer/limits.py), the predicate asked said negated ("要收费吗" against "不收费"). Without
     support — nothing in the evidence matches the question well enough — the answer says the documents do not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
     negated = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION_MARK.sub("", support)))
-    negative = negated or outside  # a limit read in a negated sentence ("超过35周岁的不予…") is left to the negation
+    negative = negated or refuted
     if need.english:
         return "No." if negative else "Yes."
     modal = need.modal or "是"
     return (_NEGATED.get(modal) or f"不{modal}") if negative else modal
 
 
-def lead_line(need: Need, support: str, supported: bool, outside: bool = False) -> str:
+def lead_line(need: Need, support: str, supported: bool, refuted: bool = False) -> str:
     """The yes/no lead as a line of its own, cited like the sentence it was read from."""
-    word = yes_no_lead(need, support, supported, outside)
+    word = yes_no_lead(need, support, supported, refuted)
     if not supported:
         return word
     m = _MARKS_AT_END.search(support)

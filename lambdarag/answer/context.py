@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.context_labels import CHINESE, ContextLabels, context_labels
 from lambdarag.answer.slots import slot_sources
+from lambdarag.answer.table_text import form_text
 from lambdarag.records import Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -216,11 +217,12 @@ def _used(drafts: Sequence[_Draft]) -> int:
 
 def _evidence_body(chunk: Chunk, labels: ContextLabels) -> str:
     """Where the evidence is (breadcrumb, the document header: whose figures these are, and the locator), then
-    its text."""
+    its text (a form's fields as "label：value" lines)."""
     where = " · ".join(part for part in (chunk.breadcrumb or chunk.title, chunk.context) if part)
     if chunk.locator:
         where += labels.locator_frame.format(locator=labels.locator(chunk.locator))
-    return f"{where}\n{chunk.text.strip()}"
+    text = chunk.text.strip()
+    return f"{where}\n{form_text(text) or text}"
 
 
 def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int,

@@ -29,6 +29,9 @@ AMOUNT_TABLE = ("金额",)  # the table lookup's addition
 # sentence scoring's additions: a limit or a deadline is answered by a sentence with an amount
 AMOUNT_LIMITS = ("标准", "限额", "上限", "金额", "费用", "时限", "期限")
 AMOUNT_EN = ("how (?:much|many|long)",)
+# asked how long something takes or lasts: answered by a duration ("15日内", "10个工作日", "30 days"), not any amount
+DURATION = ("多久", "多长时间", "多少时间", "多长期限")
+DURATION_EN = (r"\bhow long (?:does|do|did|will|would|can|could|should|must|has|have|had)\b",)
 
 # A question asking for a table cell rather than a row: amounts, dates and contact details.
 VALUE = (
@@ -118,7 +121,7 @@ SECTION_NEEDS = {
     "materials": ("材料", "清单", r"\bdocuments\b", r"\bmaterials\b"),
     "conditions": ("条件", "对象", "要求", "资格", "范围", r"\beligib", r"\brequirements?\b"),
     "date": ("时间", "日期", "期限", "时限", r"\bdates?\b", r"\bdeadlines?\b"),
-    "amount": ("标准", "金额", "额度", r"\bamounts?\b", r"\brates?\b"),
+    "amount": ("标准", "金额", "额度", "时限", "期限", "时长", r"\bamounts?\b", r"\brates?\b"),
     "contact": ("联系", "咨询", r"\bcontacts?\b"),
     "place": ("地点", "地址", r"\blocations?\b", r"\baddress\b"),
 }

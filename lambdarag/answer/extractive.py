@@ -15,7 +15,7 @@ from typing import Any
 from lambdarag.answer.compose import fit_budget, lead_line
 from lambdarag.answer.context import Packed
 from lambdarag.answer.limits import figure_outside
-from lambdarag.answer.needs import Need, is_english, question_need
+from lambdarag.answer.needs import Need, denies, is_english, question_need, yes_no_predicate
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     MAX_SENTENCES,
@@ -41,6 +41,7 @@ LEAD_INTENTS = frozenset({"process"})  # slot answers that a better matching sen
 EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
 ANSWER_CHARS = 300  # default length budget (context.answer_chars): characters before citations
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
+YES_NO_CLOSE = 0.9  # share of the best score a sentence saying more of the predicate needs to support the answer
 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],
@@ -58,14 +59,27 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 
 def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
-    best = max(scored, key=ranking_key, default=None)
+    best = _support(question, scored, need)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗") says neither yes nor no
     if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
-    outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
+    # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"
+    refuted = figure_outside(question, best.sentence) or denies(best.sentence, yes_no_predicate(question, need.modal))
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
-    return [lead_line(need, support, True, outside) + support, *(line for line in lines if line != support)]
+    return [lead_line(need, support, True, refuted) + support, *(line for line in lines if line != support)]
+
+
+def _support(question: str, scored: Sequence[Scored], need: Need) -> Scored | None:
+    """The sentence a yes or no is read from: the best one, or among those scoring nearly as well one saying the
+    verb asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb name
+    the subject, which a title line holds as well)."""
+    best = max(scored, key=ranking_key, default=None)
+    verb = yes_no_predicate(question, need.modal)[:2]
+    if best is None or len(verb) < 2:
+        return best
+    close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]
+    return max(close, key=lambda s: (verb in s.sentence, *ranking_key(s)))
 
 
 def repeal_notes(text: str, packed: Packed, english: bool = False) -> list[str]:

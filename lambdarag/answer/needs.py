@@ -22,6 +22,7 @@ NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "place", "dat
               "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
 PLACE_STATED_BONUS = 0.1  # and a "where" answer more when it states where ("位于…", "生于…"), not just names a place
+OTHER_FIELD = 0.6  # score kept by a field whose label names another aspect than the one asked
 ROLE_BONUS = 0.3  # and a "who" answer more when it names someone next to the role asked about ("院长杨某")
 ROLE_GAP = 3  # characters at most between the role and the name ("院长、教授某某", "某某院长")
 
@@ -54,6 +55,10 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
 }
+# a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
+# an item, not a field
+_DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb denied ("不收费", "免收费", "无需提交")
+_FIELD = re.compile(r"^\s*([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z ]{1,23})[：:]")
 _SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in cues.SECTION_NEEDS.items()}
 _YES_NO = cue_pattern(*cues.YES_NO)
 _AUXILIARY = re.compile(cues.YES_NO_AUXILIARY)
@@ -142,6 +147,23 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
 
 
+def yes_no_predicate(question: str, modal: str) -> str:
+    """What a Chinese yes/no question asks of its subject: the words after its modal ("…补贴要收费吗" -> 收费,
+    "退休了可以提取公积金吗" -> 提取公积金); "" when it has none or the question is English."""
+    if not modal or is_english(question):
+        return ""
+    first = re.split(r"[？?]", question, maxsplit=1)[0]
+    at = first.rfind(modal)
+    return re.sub(r"吗\s*$", "", first[at + len(modal):]).strip() if at >= 0 else ""
+
+
+def denies(sentence: str, predicate: str) -> bool:
+    """Whether ``sentence`` says the predicate asked negated: 不/免/无需/未… right before its first word ("收费"
+    asked, "收费标准：不收费" says no without any word of refusal)."""
+    word = predicate[:2]
+    return len(word) == 2 and has_cjk(word) and re.search(rf"(?:{_DENIED})\s*{re.escape(word)}", sentence) is not None
+
+
 def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = "") -> float:
     """NEED_BONUS when ``sentence`` carries what ``need`` asks for (a place, a reason, a phone number, someone the
     question ``asked`` does not name itself…), else 0. The ``heading`` of its text may say whose role it names."""
@@ -151,10 +173,11 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
             return 0.0
         role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
+    headed = max(section_bonus(need, heading), field_bonus(need, sentence))
     if need.kind == "place":
-        return max(_place_bonus(sentence, asked), section_bonus(need, heading))
+        return max(_place_bonus(sentence, asked), headed)
     pattern = _EVIDENCE.get(need.kind)
-    return NEED_BONUS if pattern is not None and pattern.search(sentence) else section_bonus(need, heading)
+    return NEED_BONUS if pattern is not None and pattern.search(sentence) else headed
 
 
 def section_bonus(need: Need, heading: str) -> float:
@@ -163,6 +186,34 @@ def section_bonus(need: Need, heading: str) -> float:
     section = heading.rsplit(">", 1)[-1].split(" · ", 1)[0] if ">" in heading else ""
     pattern = _SECTIONS.get(need.kind)
     return NEED_BONUS if section and pattern is not None and pattern.search(section) else 0.0
+
+
+def field_label(sentence: str) -> str:
+    """The label of a field ("办理时限：10个工作日" -> 办理时限), "" when the sentence is none."""
+    m = _FIELD.match(sentence)
+    return m.group(1).strip() if m else ""
+
+
+def field_bonus(need: Need, sentence: str) -> float:
+    """NEED_BONUS for a field whose label says what the need asks: a label heads its value as a section heading
+    does ("办理时限：10个工作日" for how long, "受理地点：…" for where). Not for a date: a date field carries its
+    date, which scores already, and its label says whose date it is ("更新时间" is the page's)."""
+    label = field_label(sentence)
+    pattern = _SECTIONS.get(need.kind) if need.kind != "date" else None
+    return NEED_BONUS if label and pattern is not None and pattern.search(label) else 0.0
+
+
+def field_factor(need: Need, sentence: str, question: str) -> float:
+    """OTHER_FIELD for a field labelled with another aspect than the one asked ("申请条件：…" asked where to apply:
+    the label says what its value answers, and it is not this), else 1. A label the question names is its
+    subject ("评审流程：…" asked how many stages the 评审流程 has)."""
+    label = field_label(sentence)
+    if not label or need.kind not in _SECTIONS or _SECTIONS[need.kind].search(label):
+        return 1.0
+    if label.lower() in question.lower():
+        return 1.0
+    other = any(pattern.search(label) for kind, pattern in _SECTIONS.items() if kind != need.kind)
+    return OTHER_FIELD if other else 1.0
 
 
 def gives_reason(sentence: str) -> bool:

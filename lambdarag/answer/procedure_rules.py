@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from lambdarag.answer.lines import ANSWER_LINE, QUESTION_LINE
+from lambdarag.answer.needs import field_label
 from lambdarag.answer.table_text import label_column, match_score, parse_table, question_grams
 from lambdarag.records import Chunk
 from lambdarag.text.patterns import CITED_TITLE
@@ -98,7 +100,14 @@ def _section(chunk: Chunk) -> str:
 
 
 def _clauses(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"[。；;\n]", text) if s.strip()]
+    """The clauses of a text, but not of a field's sentence ("申请条件：1.…；2.…", which the sentence reader quotes
+    whole with its label), and none of an FAQ's: each answer answers its own question, and the sentence reader
+    pairs them (answer/sentences.py), where a rule read from them would mix one question's answer into another's."""
+    lines = text.splitlines()
+    if any(ANSWER_LINE.match(line) for line in lines) and any(QUESTION_LINE.search(line) for line in lines):
+        return []
+    sentences = (s for line in lines for s in re.split(r"。", line) if not field_label(s))
+    return [c.strip() for s in sentences for c in re.split(r"[；;]", s) if c.strip()]
 
 
 def _lines(text: str) -> list[str]:

@@ -29,7 +29,7 @@ from lambdarag.answer.lines import (
     refused_items,
     unwrapped_lines,
 )
-from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, question_need, section_bonus
+from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.text.english import rejoin_abbreviations
@@ -252,6 +252,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 continue
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo + value
             score += asked.event_bonus(unit.shown)
+            score *= field_factor(need, unit.shown, question)
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):

@@ -7,6 +7,7 @@ error is kept for the trace. Other intents (fact, compare, temporal, ...) are sk
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lambdarag.answer.procedure_rules import process_slots
 from lambdarag.answer.slot_rules import data_slots, person_slots
-from lambdarag.answer.table_text import match_score, question_grams
+from lambdarag.answer.table_text import form_text, match_score, question_grams
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
 from lambdarag.records import Chunk
@@ -67,7 +68,8 @@ def fill_slots(
     """Slots for ``intent`` from the top evidence chunks; skipped for intents not in config.slots.intents."""
     if not config.slots.enabled or intent not in config.slots.intents or intent not in SCHEMAS:
         return SlotResult()
-    top = list(evidence[: max(EVIDENCE_CHUNKS, len(evidence)) if intent == "process" else EVIDENCE_CHUNKS])
+    read = evidence[: max(EVIDENCE_CHUNKS, len(evidence)) if intent == "process" else EVIDENCE_CHUNKS]
+    top = [_as_read(c) for c in read]
     error: str | None = None
     if llm is not None:
         try:
@@ -75,6 +77,12 @@ def fill_slots(
         except ServiceError as exc:
             error = str(exc)
     return SlotResult(RULES[intent](question, top), "rules", error)
+
+
+def _as_read(chunk: Chunk) -> Chunk:
+    """The chunk as the answer reads it: a form's fields as "label：value" lines (as in the packed context)."""
+    text = form_text(chunk.text)
+    return chunk if text is None else dataclasses.replace(chunk, text=text, is_table=False)
 
 
 def _llm_slots(intent: str, question: str, evidence: Sequence[Chunk], llm: LLMClient, config: Config) -> dict[str, Any]:

@@ -8,12 +8,13 @@ any of those rather than depending on one exact layout.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.english import stem
-from lambdarag.text.tokenizer import stopwords
+from lambdarag.text.tokenizer import has_cjk, stopwords
 
 _SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
 _SPLITTERS = ("|", "｜", "\t")
@@ -24,6 +25,11 @@ _FOOTNOTE = re.compile(r"^\s*(?:注|备注|说明|资料来源|数据来源)\s*[
 _MOST = cue_pattern(*cues.MOST)
 _LEAST = cue_pattern(*cues.LEAST)
 _YEAR_HEAD = re.compile(r"(?:19|20)\d{2}\s*(?:年度?|年末|年初)?|FY\s?\d{2,4}", re.IGNORECASE)  # "2023年", "FY2024"
+FORM_ROWS = 3  # a form has at least this many fields
+FORM_LABEL_CHARS = 16  # a form's label ("办理时限", "Processing time") is at most this long
+FORM_PHRASE = (10, 4)  # a value longer than this many characters (or of this many Latin words) says something
+_SENTENCE_MARK = re.compile(r"[。；;，,]")
+_NOT_LABEL = re.compile(r"[\d。，；,;！!？?]")  # a sentence or a figure is a value, never a field's label
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ def parse_table(text: str) -> ParsedTable | None:
             header = cells
         elif not is_footnote(cells):
             rows.append(tuple(_pad(cells, len(header))))
-    if header is None or not rows:
+    if header is None or not rows or is_form([header, *rows]):
         return None
     if _is_number(header[0]) and any(r and _is_number(r[0]) for r in rows):
         # the first row starts with a serial number as the rows do: the rest of a table whose header was in the
@@ -77,6 +83,47 @@ def parse_table(text: str) -> ParsedTable | None:
     if spanned is not None:
         header, rows = spanned
     return ParsedTable(tuple(header), tuple(rows), " ".join(caption))
+
+
+def is_form(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether table rows are a form's fields: two columns, distinct short labels on the left (no figure, no
+    sentence), values on the right that are mostly not bare numbers (then it is a table of figures with its
+    header) and not all single words (then it is a list with its header: "| 姓名 | 职务 |"): some value says a
+    sentence. A form has no header row: its first row is a field like the others ("| 事项名称 | … |" of an
+    办事指南, "| Field | Value |" sheets)."""
+    if len(rows) < FORM_ROWS or any(len(r) != 2 for r in rows):
+        return False
+    labels = [r[0] for r in rows]
+    if len(set(labels)) < len(labels) or any(not x or len(x) > FORM_LABEL_CHARS or _NOT_LABEL.search(x)
+                                             for x in labels):
+        return False
+    return any(_says(r[1]) for r in rows[1:]) and sum(1 for r in rows if _is_number(r[1])) * 3 < len(rows)
+
+
+def _says(value: str) -> bool:
+    """Whether a cell says something (a phrase, a clause), not just names one thing ("处长", "Room 2")."""
+    long = len(value) > FORM_PHRASE[0] if has_cjk(value) else len(value.split()) >= FORM_PHRASE[1]
+    return long or bool(_SENTENCE_MARK.search(value))
+
+
+def form_text(text: str) -> str | None:
+    """``text`` with its form written as "label：value" lines (a field without a value left out), or None when
+    the text holds no form. Read as a table, a form's first field became the header, every other field said
+    "of" it."""
+    lines = text.splitlines()
+    cells = {i: c for i, line in enumerate(lines) if not _SEPARATOR_ROW.match(line) and (c := _cells(line))}
+    if not is_form(list(cells.values())):
+        return None
+    out = []
+    for i, line in enumerate(lines):
+        if i not in cells:
+            if not line.strip() or not _SEPARATOR_ROW.match(line):  # a table's "|---|" line goes with it
+                out.append(line)
+            continue
+        label, value = cells[i]
+        if value:
+            out.append(f"{label}{': ' if label.isascii() else '：'}{value}")
+    return "\n".join(out)
 
 
 def _spanned_header(header: list[str], rows: list[tuple[str, ...]]) -> tuple[list[str], list[tuple[str, ...]]] | None:
