@@ -795,8 +795,8 @@ def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None
     assert answer.startswith("第四条 补贴标准为每人5000元") and "已享受其他就业补贴的[" not in answer, answer
 
 
-FORM = ("| 事项名称 | 居住登记补贴申领 |\n| 申请条件 | 在本区登记居住满6个月 |\n| 办理时限 | 受理之日起10个工作日 |\n"
-        "| 受理地点 | 街道社区服务中心 |\n| 收费标准 | 不收费 |\n| 咨询电话 | 010-12345 |")
+FORM = ("| 事项名称 | 居住登记补贴申领 |\n| 申请条件 | 在本区登记居住满6个月 |\n| 补贴标准 | 每月300元，补贴最长2年 |\n"
+        "| 办理时限 | 受理之日起10个工作日 |\n| 受理地点 | 街道社区服务中心 |\n| 收费标准 | 不收费 |\n| 咨询电话 | 010-12345 |")
 
 
 def test_a_form_is_read_as_its_fields_and_a_field_labelled_with_the_need_answers() -> None:
@@ -805,7 +805,7 @@ def test_a_form_is_read_as_its_fields_and_a_field_labelled_with_the_need_answers
     # a two-column form has no header row: its first field is a field, not a column label the others are "of"
     assert parse_table(FORM) is None
     assert form_text("办事指南\n" + FORM) == ("办事指南\n事项名称：居住登记补贴申领\n申请条件：在本区登记居住满6个月\n"
-                                          "办理时限：受理之日起10个工作日\n受理地点：街道社区服务中心\n收费标准：不收费\n"
+                                          "补贴标准：每月300元，补贴最长2年\n办理时限：受理之日起10个工作日\n受理地点：街道社区服务中心\n收费标准：不收费\n"
                                           "咨询电话：010-12345")
     # a table of figures with its header, and rows of more than two cells, are tables
     assert form_text("| 项目 | 金额 |\n| 学费 | 5000 |\n| 住宿费 | 1200 |\n| 教材费 | 300 |") is None
@@ -818,6 +818,7 @@ def test_a_form_is_read_as_its_fields_and_a_field_labelled_with_the_need_answers
     p = one_doc("居住登记补贴办事指南", FORM)
     keywords = ["居住登记", "补贴", "申请"]
     how_long = extractive_answer("居住登记补贴多久能办好？", p, "fact", {}, ["居住登记", "补贴"])
+    # asked how long it takes: the duration's field, not the amount's that also names a duration and the subject
     assert how_long.startswith("办理时限：受理之日起10个工作日"), how_long
     where = extractive_answer("居住登记补贴到哪里申请？", p, "process", {}, keywords)
     assert where.startswith("受理地点：街道社区服务中心"), where  # not the 申请条件 field the question's 申请 matches

@@ -32,6 +32,7 @@ AMOUNT_EN = ("how (?:much|many|long)",)
 # asked how long something takes or lasts: answered by a duration ("15日内", "10个工作日", "30 days"), not any amount
 DURATION = ("多久", "多长时间", "多少时间", "多长期限")
 DURATION_EN = (r"\bhow long (?:does|do|did|will|would|can|could|should|must|has|have|had)\b",)
+DURATION_FIELDS = ("时限", "期限", "时长", "周期", r"\bperiod\b", r"\bduration\b", r"\btime limit\b")  # its labels
 
 # A question asking for a table cell rather than a row: amounts, dates and contact details.
 VALUE = (

@@ -59,6 +59,8 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
 # an item, not a field
 _DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb denied ("不收费", "免收费", "无需提交")
 _FIELD = re.compile(r"^\s*([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z ]{1,23})[：:]")
+_DURATION_ASKED = cue_pattern(*cues.DURATION, *cues.DURATION_EN, flags=re.IGNORECASE)
+_DURATION_FIELD = cue_pattern(*cues.DURATION_FIELDS, flags=re.IGNORECASE)
 _SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in cues.SECTION_NEEDS.items()}
 _YES_NO = cue_pattern(*cues.YES_NO)
 _AUXILIARY = re.compile(cues.YES_NO_AUXILIARY)
@@ -173,7 +175,7 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
             return 0.0
         role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
-    headed = max(section_bonus(need, heading), field_bonus(need, sentence))
+    headed = max(section_bonus(need, heading), field_bonus(need, sentence, asked))
     if need.kind == "place":
         return max(_place_bonus(sentence, asked), headed)
     pattern = _EVIDENCE.get(need.kind)
@@ -194,12 +196,14 @@ def field_label(sentence: str) -> str:
     return m.group(1).strip() if m else ""
 
 
-def field_bonus(need: Need, sentence: str) -> float:
+def field_bonus(need: Need, sentence: str, asked: str = "") -> float:
     """NEED_BONUS for a field whose label says what the need asks: a label heads its value as a section heading
-    does ("办理时限：10个工作日" for how long, "受理地点：…" for where). Not for a date: a date field carries its
-    date, which scores already, and its label says whose date it is ("更新时间" is the page's)."""
+    does ("办理时限：10个工作日" asked how long, "受理地点：…" where). Asked how long, a duration's label only
+    ("补贴标准：" is an amount, not the time it takes). Not for a date: a date field carries its date, which scores
+    already, and its label says whose date it is ("更新时间" is the page's)."""
     label = field_label(sentence)
-    pattern = _SECTIONS.get(need.kind) if need.kind != "date" else None
+    pattern = _DURATION_FIELD if need.kind == "amount" and _DURATION_ASKED.search(asked) else (
+        _SECTIONS.get(need.kind) if need.kind != "date" else None)
     return NEED_BONUS if label and pattern is not None and pattern.search(label) else 0.0
 
 
