@@ -796,7 +796,8 @@ def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None
 
 
 FORM = ("| 事项名称 | 居住登记补贴申领 |\n| 申请条件 | 在本区登记居住满6个月 |\n| 补贴标准 | 每月300元，补贴最长2年 |\n"
-        "| 办理时限 | 受理之日起10个工作日 |\n| 受理地点 | 街道社区服务中心 |\n| 收费标准 | 不收费 |\n| 咨询电话 | 010-12345 |")
+        "| 办理时限 | 受理之日起10个工作日 |\n| 受理地点 | 街道社区服务中心 |\n| 收费标准 | 不收费 |\n"
+        "| 咨询电话 | 010-12345 |")
 
 
 def test_a_form_is_read_as_its_fields_and_a_field_labelled_with_the_need_answers() -> None:
@@ -871,3 +872,33 @@ def test_a_yes_no_answer_reads_the_sentence_saying_the_verb_asked_and_its_denial
                 "收费标准：不收费。")
     answer = extractive_answer("申请社保补贴要收费吗？", p, "process", {}, ["申请", "社保", "补贴", "收费"])
     assert answer.startswith("不需要[1]。收费标准：不收费"), answer
+
+
+@pytest.mark.parametrize(("text", "month"), [
+    ("该市的雨季在每年3月开始。", True),
+    ("最热的月份是三月到六月。", True),
+    ("Our fiscal year ends on the Saturday nearest the end of January.", True),
+    ("合同期为3个月。", False),  # a span, not a month
+    ("这是他任职的第三个月。", False),
+    ("May we submit it twice?", False),  # a modal
+])
+def test_asked_when_a_month_alone_answers_a_yearly_time(text: str, month: bool) -> None:
+    assert mentions_date(text, month=True) is month
+    assert not mentions_date("该市的雨季在每年3月开始。")  # a date only as an answer to when
+
+
+def test_a_yearly_time_said_by_its_month_answers_when() -> None:
+    p = one_doc("某市气候", "2004年某市雨季的降水量创下纪录。某市的雨季一般在每年5月。")
+    answer = extractive_answer("某市的雨季在什么时候？", p, "temporal", {}, ["某市", "雨季"])
+    assert first_sentence(answer).startswith("某市的雨季一般在每年5月"), answer
+
+
+def test_an_english_heading_or_column_header_is_no_answer() -> None:
+    text = ("The retailer operates stores in the United States and Canada and sells online in both countries too.\n"
+            "Fiscal Year Opened Closed Fiscal Year Opened Closed Fiscal Year\n"
+            "Our fiscal year ends on the Saturday nearest the end of January.")
+    p = one_doc("Retailer annual report", text)
+    keywords = ["fiscal", "year", "end"]
+    answer = extractive_answer("When does the retailer's fiscal year end?", p, "temporal", {}, keywords)
+    assert answer.startswith("Our fiscal year ends on the Saturday nearest the end of January"), answer
+    assert "Opened Closed" not in answer

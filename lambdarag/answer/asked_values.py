@@ -60,8 +60,9 @@ class AskedValues:
 
     def value_bonus(self, sentence: str) -> float:
         """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked, else 0."""
-        # "2月5日"; "30天内" too: asked when a thing is done, a rule answers within how long ("受理后15个工作日内")
-        if self.date and mentions_date(sentence, within=True):
+        # "2月5日"; "30天内" too: asked when a thing is done, a rule answers within how long ("受理后15个工作日内");
+        # a month alone answers when a yearly thing happens ("每年3月", "the end of January")
+        if self.date and mentions_date(sentence, within=True, month=True):
             return DATE_BONUS
         return VALUE_BONUS if self.amount is not None and self.amount.search(sentence) else 0.0
 

@@ -71,6 +71,7 @@ REPEATED = 0.8  # share of a sentence's words already said that, with all its nu
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+TITLE_WORDS, TITLE_SHARE = 3, 0.75  # an English line of this many words, this share capitalised, is a heading
 _LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
 
@@ -265,9 +266,18 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
 def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
     """A caption, signature or heading line names a topic and never answers, unless it names who fills the role
     asked ("X的开拓者——某某", ``bonus``), states where, or, asked for a list, lists items ("甲、乙、丙")."""
-    if unit.table or not _LABEL_LINE.match(unit.shown):
+    if unit.table or not (_LABEL_LINE.match(unit.shown) or _title_case_line(unit.shown)):
         return False
     return bonus <= NEED_BONUS and not (need.kind == "list" and unit.shown.count("、") >= LISTED_ITEMS - 1)
+
+
+def _title_case_line(line: str) -> bool:
+    """An English heading or column header ("Fiscal Year Opened Closed Fiscal Year"): most of its words capitalised
+    and no closing punctuation, however long; a sentence says something in lower-case words and ends."""
+    words = [w for w in line.split() if w[:1].isalpha()]
+    if len(words) < TITLE_WORDS or has_cjk(line) or line.rstrip()[-1:] in ".!?;:。":
+        return False
+    return sum(1 for w in words if w[0].isupper()) >= TITLE_SHARE * len(words)
 
 
 def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:

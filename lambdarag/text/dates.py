@@ -52,6 +52,10 @@ _CN_MONTH_DAY = re.compile(rf"(?<!\d)\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|{_CN
 _WITHIN = re.compile(r"(?:\d+|[一二三四五六七八九十两]+)\s*个?(?:工作日|日|天|周|星期|个月|月|年)(?:内|以内|之内)"
                      r"|\bwithin\s+(?:\d+|[a-z]+)\s+(?:business\s+|working\s+)?(?:days?|weeks?|months?|years?)\b",
                      re.IGNORECASE)
+# a month alone: "3月", "三月", "January" (a full capitalised name; "May" is left out, a modal as often)
+_MONTH_ALONE = re.compile(r"(?<![\d.])(?:1[0-2]|[1-9])\s*月(?!\s*\d)"
+                          r"|(?<![一二三四五六七八九十第])(?:十[一二]?|[一二三四五六七八九])月"
+                          r"|\b(?:January|February|March|April|June|July|August|September|October|November|December)\b")
 _EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
                            rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
@@ -70,10 +74,11 @@ def years_of(dates: Iterable[str]) -> list[int]:
     return sorted({int(d[:4]) for d in dates if d[:4].isdigit()})
 
 
-def mentions_date(text: str, within: bool = False) -> bool:
+def mentions_date(text: str, within: bool = False, month: bool = False) -> bool:
     """Whether ``text`` names a date: one ``find_dates`` reads, or a day of a month without its year; ``within``:
-    or a span a deadline is given in ("返回后30天内", "within 30 days")."""
-    if within and _WITHIN.search(text):
+    or a span a deadline is given in ("返回后30天内", "within 30 days"); ``month``: or a month alone, as a yearly
+    time is given ("每年3月", "the end of January")."""
+    if (within and _WITHIN.search(text)) or (month and _MONTH_ALONE.search(text)):
         return True
     return bool(_CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text) or find_dates(text))
 
