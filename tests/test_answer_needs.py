@@ -902,3 +902,11 @@ def test_an_english_heading_or_column_header_is_no_answer() -> None:
     answer = extractive_answer("When does the retailer's fiscal year end?", p, "temporal", {}, keywords)
     assert answer.startswith("Our fiscal year ends on the Saturday nearest the end of January"), answer
     assert "Opened Closed" not in answer
+
+
+def test_the_line_after_a_question_is_its_answer_matched_with_it() -> None:
+    body = "1.在哪里办理参保登记？\n可通过社保经办机构窗口办理。\n2.每月最低缴多少钱？\n每月最低缴费800元。"
+    units = {u.shown: u.matched for u in candidate_units(body, set())}
+    assert units["可通过社保经办机构窗口办理。"].strip() == "1.在哪里办理参保登记？ 可通过社保经办机构窗口办理。"
+    assert "1.在哪里办理参保登记？" not in units  # a question never answers
+    assert units["每月最低缴费800元。"].strip().startswith("2.每月最低缴多少钱？")

@@ -29,6 +29,11 @@ FIELDS = [
     ("收费标准", "不收费"),
     ("咨询电话", "010-66123456"),
 ]
+NUMBERED_FAQ = [  # numbered questions, each answered on the next line without "答："
+    ("1.什么是灵活就业人员？", "灵活就业人员是指以非全日制、临时性、季节性等灵活形式就业的人员。"),
+    ("2.缴费有困难的可以暂停缴费吗？", "可以申请暂停缴费，暂停期间不计算缴费年限，恢复缴费后可以补缴。"),
+    ("3.在哪里办理参保登记？", "可通过当地社保经办机构窗口或者网上服务大厅办理参保登记。"),
+]
 FAQ = [
     ("办理居住证需要满足什么条件？", "在本市居住半年以上，并有合法稳定住所的，可以申领居住证。"),
     ("居住证丢了怎么办？", "应当及时到居住地公安派出所申请补领，补领时需提交身份证。"),
@@ -45,12 +50,12 @@ def _form(path: Path) -> None:
     doc.save(str(path))
 
 
-def _faq(path: Path) -> None:
+def _faq(path: Path, title: str, pairs: list[tuple[str, str]]) -> None:
     doc = Document()
-    doc.add_heading("居住证常见问题", 1)
-    for question, reply in FAQ:
-        doc.add_paragraph("问：" + question)
-        doc.add_paragraph("答：" + reply)
+    doc.add_heading(title, 1)
+    for question, reply in pairs:
+        doc.add_paragraph(question)
+        doc.add_paragraph(reply)
     doc.save(str(path))
 
 
@@ -58,9 +63,8 @@ def _faq(path: Path) -> None:
 def guide_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     def write(raw: Path) -> None:
         _form(raw / "贴息办事指南.docx")
-        _faq(raw / "居住证常见问题.docx")
-        # a third document: with two, Okapi's idf (rank_bm25's) is 0 for a word of one of them and BM25 finds nothing
-        (raw / "窗口公告.txt").write_text("政务服务中心窗口工作时间为周一至周五9:00-17:00，节假日休息。", "utf-8")
+        _faq(raw / "居住证常见问题.docx", "居住证常见问题", [("问：" + q, "答：" + a) for q, a in FAQ])
+        _faq(raw / "灵活就业政策问答.docx", "灵活就业政策问答", NUMBERED_FAQ)
 
     return lexical_kb(tmp_path_factory.mktemp("guide_kb"), "guide", write)
 
@@ -93,3 +97,9 @@ def test_an_faq_question_is_answered_by_its_own_answer_not_by_a_rule_read_across
     text = _ask(guide_kb, "办理居住证需要什么条件？")
     assert text.startswith("在本市居住半年以上"), text
     assert "问：" not in text and "答：" not in text and "申请补领" not in first_sentence(text)
+
+
+def test_numbered_questions_are_no_steps_and_each_is_answered_by_the_line_after_it(guide_kb: KnowledgeBase) -> None:
+    text = _ask(guide_kb, "灵活就业人员在哪里办理参保登记？")
+    assert text.startswith("可通过当地社保经办机构窗口或者网上服务大厅办理参保登记"), text
+    assert "什么是灵活就业人员" not in text and "办理步骤" not in text  # its numbered questions are not steps

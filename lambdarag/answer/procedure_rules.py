@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from lambdarag.answer.lines import ANSWER_LINE, QUESTION_LINE
+from lambdarag.answer.lines import QUESTION_LINE
 from lambdarag.answer.needs import field_label
 from lambdarag.answer.table_text import label_column, match_score, parse_table, question_grams
 from lambdarag.records import Chunk
@@ -34,6 +34,7 @@ _PLACE = re.compile(r"[^，,。；;、\s]{0,8}?(?:\d+号窗口|大厅|[^，,。�
 _REGULATION = re.compile(r"(?:法|条例|规定|办法|细则|规则|通知|意见|决定|制度|规范|准则|标准|规程|指引|纲要|方案"
                          r"|公告|章程)(?:[（(][^）)]{1,12}[）)])?》$")
 _PROCESS_SECTION = re.compile(r"流程|步骤|程序|办理|操作")
+FAQ_QUESTIONS = 2  # a chunk with this many question lines is an FAQ, not a procedure
 _MATERIAL_SECTION = re.compile(r"材料|附件|需提供|须提供|清单")
 _CONDITION_SECTION = re.compile(r"条件|适用|对象|范围|要求")
 _OTHER_LIST_SECTION = re.compile(r"条件|适用|对象|范围|材料|清单|附件")
@@ -66,7 +67,14 @@ def _procedure_chunks(evidence: Sequence[Chunk]) -> list[Chunk]:
     """
     if not evidence:
         return []
-    return [c for c in evidence if c.doc_id == evidence[0].doc_id]
+    return [c for c in evidence if c.doc_id == evidence[0].doc_id and not _is_faq(c.text)]
+
+
+def _is_faq(text: str) -> bool:
+    """Questions with their answers ("1.什么是…？" / "问：…"): each answer answers its own question, and the
+    sentence reader pairs them (answer/sentences.py); read as a procedure, its numbered questions became "steps"
+    and one answer's clauses another question's conditions."""
+    return sum(1 for line in _lines(text) if QUESTION_LINE.search(line)) >= FAQ_QUESTIONS
 
 
 def _lead(text: str) -> str:
@@ -101,11 +109,8 @@ def _section(chunk: Chunk) -> str:
 
 def _clauses(text: str) -> list[str]:
     """The clauses of a text, but not of a field's sentence ("申请条件：1.…；2.…", which the sentence reader quotes
-    whole with its label), and none of an FAQ's: each answer answers its own question, and the sentence reader
-    pairs them (answer/sentences.py), where a rule read from them would mix one question's answer into another's."""
+    whole with its label)."""
     lines = text.splitlines()
-    if any(ANSWER_LINE.match(line) for line in lines) and any(QUESTION_LINE.search(line) for line in lines):
-        return []
     sentences = (s for line in lines for s in re.split(r"。", line) if not field_label(s))
     return [c.strip() for s in sentences for c in re.split(r"[；;]", s) if c.strip()]
 

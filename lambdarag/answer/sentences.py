@@ -345,9 +345,10 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
         elif QUESTION_LINE.search(line):
             question = line  # a question never answers; the answer line after it does
         else:
-            question = ""
+            # the line after a question answers it ("1.什么是…？" then its answer, without "答："): matched with it
+            asked, question = question, ""
             whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
-            yield from (Unit(s, s, item=line in items) for s in whole)
+            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items) for s in whole)
 
 
 def cut_by_window(sentence: str, body: str) -> bool:
