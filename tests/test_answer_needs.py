@@ -759,6 +759,13 @@ def test_asked_where_the_materials_go_the_sentence_saying_where_answers_not_the_
     ("Can I apply after 8 years of service?", "Applicants need at least 10 years of service.", True),
     ("6个月内能办完吗？", "2024年5月1日至5月31日受理。", False),  # dates are no limits
     ("成立5年可以吗？", "2020年至2024年成立的企业。", False),
+    # the question names the limit, the sentence the figure
+    ("Was the offer acceptance rate above 90% in 2022?", "We had an offer acceptance rate of 78%.", True),
+    ("Did it employ more than 300,000 people?", "We employed approximately 315,000 people.", False),
+    # one of the sentence's figures meets the limit: not refuted
+    ("Did it employ more than 300,000 people?", "We employed 315,000 people, including 132,000 in the US.", False),
+    ("员工人数超过100人吗？", "公司共有员工80人。", True),
+    ("补贴期限超过1年吗？", "补贴期限不超过2年。", False),  # a bound stated is no figure
 ])
 def test_a_figure_outside_the_stated_limit(question: str, sentence: str, outside: bool) -> None:
     from lambdarag.answer.limits import figure_outside
@@ -910,3 +917,17 @@ def test_the_line_after_a_question_is_its_answer_matched_with_it() -> None:
     assert units["可通过社保经办机构窗口办理。"].strip() == "1.在哪里办理参保登记？ 可通过社保经办机构窗口办理。"
     assert "1.在哪里办理参保登记？" not in units  # a question never answers
     assert units["每月最低缴费800元。"].strip().startswith("2.每月最低缴多少钱？")
+
+
+def test_a_yes_no_support_is_not_repeated_when_another_chunk_says_it_too() -> None:
+    # the first chunk's window starts inside a sentence ("Paul, Minnesota."): its copy of the answer is cut, the
+    # second chunk's is whole; the answer cites both once
+    texts = ["Paul, Minnesota. The Company operates 61 manufacturing\nfacilities in 29 states. Internationally, the "
+             "Company operates 83 manufacturing facilities in 28 countries.",
+             "Item 2. Properties.\nIn the U.S., general offices are located in St. Paul, Minnesota. The Company "
+             "operates 61 manufacturing\nfacilities in 29 states."]
+    chunks = {f"r#{i}": Chunk(f"r#{i}", "r", "Annual report", "Annual report", t) for i, t in enumerate(texts)}
+    p = pack({}, list(chunks), [], chunks, max_chars=3500)
+    answer = extractive_answer("Does the company operate manufacturing facilities in 29 states?", p, "fact", {},
+                               ["company", "operate", "manufacturing", "facilities", "states"])
+    assert answer.startswith("Yes") and answer.count("61 manufacturing facilities in 29 states") == 1, answer

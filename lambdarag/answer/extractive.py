@@ -67,7 +67,9 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"
     refuted = figure_outside(question, best.sentence) or denies(best.sentence, yes_no_predicate(question, need.modal))
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
-    return [lead_line(need, support, True, refuted) + support, *(line for line in lines if line != support)]
+    said = CITATION_MARK.sub("", support)  # the same sentence cited by more chunks is the same sentence
+    return [lead_line(need, support, True, refuted) + support,
+            *(line for line in lines if CITATION_MARK.sub("", line) != said)]
 
 
 def _support(question: str, scored: Sequence[Scored], need: Need) -> Scored | None:

@@ -17,7 +17,8 @@ _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
           "employees": "人", "people": "人", "staff": "人"}
 _UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
-_NUMBER = r"(?<![\d.月])(\d+(?:\.\d+)?)"  # not a day of a month ("4月18日")
+# not a day of a month ("4月18日"); thousands written with commas ("315,000")
+_NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _FIGURE = re.compile(rf"{_NUMBER}\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
@@ -59,13 +60,35 @@ class Limit:
 
 
 def figure_outside(question: str, sentence: str) -> bool:
-    """Whether a figure the question names lies outside a limit the sentence states in the same measure."""
-    figures = [(float(m.group(1)), _UNITS[m.group(2).lower()]) for m in _FIGURE.finditer(question)]
-    figures = [(value, unit) for value, unit in figures if not _date(value, unit)]
-    if not figures:
-        return False
+    """Whether a figure the question names lies outside a limit the sentence states in the same measure, or the
+    figure the sentence states outside a limit the question names ("above 90%" asked, "a rate of 78%" stated)."""
     limits = stated_limits(sentence)
-    return any(not limit.admits(value) for value, unit in figures for limit in limits if limit.unit == unit)
+    if any(not limit.admits(value) for value, unit in _figures(question) for limit in limits if limit.unit == unit):
+        return True
+    # the sentence may state several figures in the measure ("315,000 people worldwide, 132,000 in the US"): the
+    # question's limit is unmet only when none of them meets it
+    stated = _exact(sentence)
+    for limit in stated_limits(question):
+        values = [value for value, unit in stated if unit == limit.unit]
+        if values and not any(limit.admits(value) for value in values):
+            return True
+    return False
+
+
+def _figures(text: str) -> list[tuple[float, str]]:
+    figures = [(_value(m.group(1)), _UNITS[m.group(2).lower()]) for m in _FIGURE.finditer(text)]
+    return [(value, unit) for value, unit in figures if not _date(value, unit)]
+
+
+def _exact(sentence: str) -> list[tuple[float, str]]:
+    """The figures a sentence states as values, not as the end of a bound ("不超过3年", "at least 2 years")."""
+    bounded = [m.span() for pattern in (_UPPER_BEFORE, _LOWER_BEFORE) for m in pattern.finditer(sentence)]
+    exact = [m for m in _FIGURE.finditer(sentence) if not any(a <= m.start() < b for a, b in bounded)]
+    return [(v, u) for v, u in ((_value(m.group(1)), _UNITS[m.group(2).lower()]) for m in exact) if not _date(v, u)]
+
+
+def _value(number: str) -> float:
+    return float(number.replace(",", ""))
 
 
 def stated_limits(sentence: str) -> list[Limit]:
@@ -74,17 +97,17 @@ def stated_limits(sentence: str) -> list[Limit]:
     for m in _RANGE.finditer(sentence):
         unit = _UNITS[m.group(4).lower()]
         if m.group(2) is None or _UNITS[m.group(2).lower()] == unit:
-            limits.append(Limit(unit, float(m.group(1)), float(m.group(3))))
+            limits.append(Limit(unit, _value(m.group(1)), _value(m.group(3))))
     for m in _UPPER_BEFORE.finditer(sentence):
         word = m.group(1).lower()
-        limits.append(Limit(_UNITS[m.group(3).lower()], high=float(m.group(2)), strict_high=word in _STRICT))
+        limits.append(Limit(_UNITS[m.group(3).lower()], high=_value(m.group(2)), strict_high=word in _STRICT))
     for m in _UPPER_AFTER.finditer(sentence):
-        limits.append(Limit(_UNITS[m.group(2).lower()], high=float(m.group(1))))
+        limits.append(Limit(_UNITS[m.group(2).lower()], high=_value(m.group(1))))
     for m in _LOWER_BEFORE.finditer(sentence):
         word = m.group(1).lower()
-        limits.append(Limit(_UNITS[m.group(3).lower()], low=float(m.group(2)), strict_low=word in _STRICT))
+        limits.append(Limit(_UNITS[m.group(3).lower()], low=_value(m.group(2)), strict_low=word in _STRICT))
     for m in _LOWER_AFTER.finditer(sentence):
-        limits.append(Limit(_UNITS[m.group(2).lower()], low=float(m.group(1))))
+        limits.append(Limit(_UNITS[m.group(2).lower()], low=_value(m.group(1))))
     return [limit for limit in limits if not any(_date(v, limit.unit) for v in (limit.low, limit.high) if v)]
 
 
