@@ -931,3 +931,23 @@ def test_a_yes_no_support_is_not_repeated_when_another_chunk_says_it_too() -> No
     answer = extractive_answer("Does the company operate manufacturing facilities in 29 states?", p, "fact", {},
                                ["company", "operate", "manufacturing", "facilities", "states"])
     assert answer.startswith("Yes") and answer.count("61 manufacturing facilities in 29 states") == 1, answer
+
+
+def test_an_english_length_or_sum_in_its_units_answers_how_long_or_how_much() -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    asked = AskedValues.of("How long is the river?", "fact")
+    assert asked.value_bonus("It flows south for 214 kilometres before joining the sea.") > 0
+    assert asked.value_bonus("Its towers rise 148 metres above the water.") > 0
+    assert asked.value_bonus("The river was named in 1821.") == 0
+    p = one_doc("Red Fox River", "The Red Fox River is a river in the highlands. The river was named by surveyors "
+                "in 1821. It rises in Lake Ormond and flows south for 214 kilometres before joining the Calder.")
+    answer = extractive_answer("How long is the Red Fox River?", p, "fact", {}, ["red", "fox", "river"])
+    assert first_sentence(answer).startswith("It rises in Lake Ormond and flows south for 214 kilometres"), answer
+
+
+def test_asked_why_a_name_is_given_the_sentence_saying_what_it_is_named_after_answers() -> None:
+    p = one_doc("Red Fox River", "The Red Fox River is a river in the highlands. The river was named by surveyors "
+                "in 1821 after the foxes they saw along its banks. It rises in Lake Ormond.")
+    answer = extractive_answer("Why is it called the Red Fox River?", p, "fact", {}, ["called", "red", "fox", "river"])
+    assert answer.startswith("The river was named by surveyors in 1821 after the foxes"), answer

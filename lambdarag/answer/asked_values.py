@@ -26,7 +26,10 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)"
                     # English: a currency before the figure, a scale or unit after it ("$1.2 billion", "12 percent")
                     r"|[$€£¥]\s?\d"
-                    r"|\d[\d,.]*\s*(?:percent|million|billion|thousand|bps|basis points|km|miles?|kg|tons?)\b",
+                    r"|\d[\d,.]*\s*(?:percent|per cent|million|billion|thousand|bps|basis points|km|kilomet(?:re|er)s?"
+                    r"|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?|yards?|hectares?|acres?|kg|kilograms?"
+                    r"|grams?|tons?|tonnes?|pounds?|dollars?|euros?|days?|weeks?|months?|years?|hours?|minutes?"
+                    r"|seconds?|degrees?)\b",
                     re.IGNORECASE)
 DURATION_QUESTION = cue_pattern(*cues.DURATION, *cues.DURATION_EN, flags=re.IGNORECASE)
 DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.\d+)?\s*(?:天|周(?!岁)|星期|小时|分钟|秒|个月)"

@@ -98,7 +98,8 @@ DEFINITION_EN = (r"\bwhat is meant by\b", r"\bdefin", r"\bwhat does .+ mean\b")
 REASON_MARKS = ("因为", "由于", "因而", "因此", "所以", "原因", "导致", "为了", "缘于", "得名",
                 r"(?:^|[，,；;])因(?![此而素])",  # a clause opening with 因 ("，因须发早白，又号…")
                 "because", "due to",
-                "as a result", "driven by", "primarily", "owing to")
+                "as a result", "driven by", "primarily", "owing to",
+                r"\bnamed\b(?:\s+\w+){0,5}\s+(?:after|for)\b")  # a name's reason, as 得名 says it
 DEFINITION_MARKS = ("又称", "也称", "亦称", "或称", "简称", "俗称", "又名", "亦名", "别名", "别称", "原名", "本名",
                     "全称", "学名", "又叫", "也叫", "译为", "是指", "指的是", "定义为", "意为",
                     "意思是", "意即", "称为", "是一种", "是一个", "即", "refers to", "is defined as", "means", "is a",
