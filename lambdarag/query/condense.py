@@ -45,8 +45,9 @@ _TITLE = re.compile(r"《[^》]{1,40}》")
 _TRAILING = re.compile(r"[？?。！!，,\s]+$")
 _SUBJECT_PATTERNS = (
     re.compile(r"^(?:什么是|何为|何谓|啥是)(.{2,20})$"),
-    re.compile(r"^(.{2,20}?)(?:是什么|指什么|是指什么|是啥)"),
+    # "A的B是什么" asks B of the topic A: a follow-up ("那咨询电话呢") asks another aspect of A, not of "A的B"
     re.compile(r"^(.{2,16}?)的"),
+    re.compile(r"^(.{2,20}?)(?:是什么|指什么|是指什么|是啥)"),
     re.compile(r"^(.{2,16}?)(?:是|有|在|由)"),
     re.compile(r"^(.{2,12}?)(?:怎么|如何|怎样|需要|需|要|能否|可否|可以|是否)"),
 )
