@@ -86,18 +86,30 @@ def parse_table(text: str) -> ParsedTable | None:
 
 
 def is_form(rows: Sequence[Sequence[str]]) -> bool:
-    """Whether table rows are a form's fields: two columns, distinct short labels on the left (no figure, no
-    sentence), values on the right that are mostly not bare numbers (then it is a table of figures with its
-    header) and not all single words (then it is a list with its header: "| 姓名 | 职务 |"): some value says a
-    sentence. A form has no header row: its first row is a field like the others ("| 事项名称 | … |" of an
-    办事指南, "| Field | Value |" sheets)."""
-    if len(rows) < FORM_ROWS or any(len(r) != 2 for r in rows):
+    """Whether table rows are a form's fields: label and value side by side (a row holds one field, or two: "| 事项
+    名称 | … | 事项类型 | … |"), distinct short labels (no figure, no sentence), values that are mostly not bare
+    numbers (then it is a table of figures with its header) and not all single words (then it is a list with its
+    header: "| 姓名 | 职务 |"): some value says a sentence. A form has no header row: its first row is a field like
+    the others ("| 事项名称 | … |" of an 办事指南, "| Field | Value |" sheets)."""
+    fields = [_fields(r) for r in rows]
+    if any(f is None for f in fields):
         return False
-    labels = [r[0] for r in rows]
-    if len(set(labels)) < len(labels) or any(not x or len(x) > FORM_LABEL_CHARS or _NOT_LABEL.search(x)
-                                             for x in labels):
+    pairs = [pair for f in fields if f is not None for pair in f]
+    labels, values = [label for label, _ in pairs], [v for _, v in pairs if v]
+    # each field is said once: a value repeated down a column ("经济舱", "经济舱") is a table's data under its header
+    if len(pairs) < FORM_ROWS or len(set(labels)) < len(labels) or len(set(values)) < len(values):
         return False
-    return any(_says(r[1]) for r in rows[1:]) and sum(1 for r in rows if _is_number(r[1])) * 3 < len(rows)
+    if any(not x or len(x) > FORM_LABEL_CHARS or _NOT_LABEL.search(x) for x in labels):
+        return False
+    return any(_says(v) for _, v in pairs[1:]) and sum(1 for _, v in pairs if _is_number(v)) * 3 < len(pairs)
+
+
+def _fields(row: Sequence[str]) -> list[tuple[str, str]] | None:
+    """A form row's (label, value) pairs, a value merged over several cells read once; None for an odd row."""
+    cells = [c for i, c in enumerate(row) if i == 0 or c != row[i - 1]]
+    if len(cells) not in (2, 4):
+        return None
+    return [(cells[i], cells[i + 1]) for i in range(0, len(cells), 2)]
 
 
 def _says(value: str) -> bool:
@@ -120,9 +132,9 @@ def form_text(text: str) -> str | None:
             if not line.strip() or not _SEPARATOR_ROW.match(line):  # a table's "|---|" line goes with it
                 out.append(line)
             continue
-        label, value = cells[i]
-        if value:
-            out.append(f"{label}{': ' if label.isascii() else '：'}{value}")
+        for label, value in _fields(cells[i]) or []:
+            if value:
+                out.append(f"{label}{': ' if label.isascii() else '：'}{value}")
     return "\n".join(out)
 
 
