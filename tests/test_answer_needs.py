@@ -956,7 +956,8 @@ def test_asked_why_a_name_is_given_the_sentence_saying_what_it_is_named_after_an
 def test_a_form_of_two_fields_a_row_and_a_value_merged_across_cells_is_read_field_by_field() -> None:
     from lambdarag.answer.table_text import form_text
 
-    text = ("| 事项名称 | 创业补贴申领 | 事项类型 | 行政给付 |\n| 受理机构 | 区人社局 | 办理时限 | 10个工作日 |\n"
+    text = ("| 事项名称 | 创业补贴申领 | 事项类型 | 行政给付 |\n"
+            "| 受理机构 | 区人社局 | 办理时限 | 10个工作日 |\n"
             "| 申请条件 | 在本区登记注册，正常经营满1年 | 在本区登记注册，正常经营满1年 | 在本区登记注册，正常经营满1年 |")
     assert form_text(text) == ("事项名称：创业补贴申领\n事项类型：行政给付\n受理机构：区人社局\n办理时限：10个工作日\n"
                                "申请条件：在本区登记注册，正常经营满1年")
@@ -964,3 +965,6 @@ def test_a_form_of_two_fields_a_row_and_a_value_merged_across_cells_is_read_fiel
     table = ("| 人员类别 | 火车（含高铁、动车） | 轮船 | 飞机 |\n| 校领导 | 高铁一等座，火车软卧 | 二等舱 | 经济舱 |\n"
              "| 其他人员 | 高铁二等座，火车硬卧 | 三等舱 | 经济舱 |")
     assert form_text(table) is None
+    # one field a row may say the same value twice ("无")
+    guide = "| 事项名称 | 补贴申领 |\n| 申请条件 | 在本区登记注册，正常经营满1年 |\n| 中介服务 | 无 |\n| 特别程序 | 无 |"
+    assert form_text(guide) is not None and "特别程序：无" in str(form_text(guide))

@@ -95,8 +95,10 @@ def is_form(rows: Sequence[Sequence[str]]) -> bool:
     if any(f is None for f in fields):
         return False
     pairs = [pair for f in fields if f is not None for pair in f]
-    labels, values = [label for label, _ in pairs], [v for _, v in pairs if v]
-    # each field is said once: a value repeated down a column ("经济舱", "经济舱") is a table's data under its header
+    labels = [label for label, _ in pairs]
+    # two fields a row: a value repeated down a column ("经济舱", "经济舱") is a table's data under its header (one
+    # field a row may say "无" twice)
+    values = [v for f in fields if f is not None and len(f) > 1 for _, v in f if v]
     if len(pairs) < FORM_ROWS or len(set(labels)) < len(labels) or len(set(values)) < len(values):
         return False
     if any(not x or len(x) > FORM_LABEL_CHARS or _NOT_LABEL.search(x) for x in labels):
