@@ -958,7 +958,8 @@ def test_a_form_of_two_fields_a_row_and_a_value_merged_across_cells_is_read_fiel
 
     text = ("| 事项名称 | 创业补贴申领 | 事项类型 | 行政给付 |\n"
             "| 受理机构 | 区人社局 | 办理时限 | 10个工作日 |\n"
-            "| 申请条件 | 在本区登记注册，正常经营满1年 | 在本区登记注册，正常经营满1年 | 在本区登记注册，正常经营满1年 |")
+            "| 申请条件 | 在本区登记注册，正常经营满1年 | 在本区登记注册，正常经营满1年 "
+            "| 在本区登记注册，正常经营满1年 |")
     assert form_text(text) == ("事项名称：创业补贴申领\n事项类型：行政给付\n受理机构：区人社局\n办理时限：10个工作日\n"
                                "申请条件：在本区登记注册，正常经营满1年")
     # a table of four columns under its header repeats its values down a column: not a form
@@ -966,5 +967,6 @@ def test_a_form_of_two_fields_a_row_and_a_value_merged_across_cells_is_read_fiel
              "| 其他人员 | 高铁二等座，火车硬卧 | 三等舱 | 经济舱 |")
     assert form_text(table) is None
     # one field a row may say the same value twice ("无")
-    guide = "| 事项名称 | 补贴申领 |\n| 申请条件 | 在本区登记注册，正常经营满1年 |\n| 中介服务 | 无 |\n| 特别程序 | 无 |"
+    guide = ("| 事项名称 | 补贴申领 |\n| 申请条件 | 在本区登记注册，正常经营满1年 |\n"
+             "| 中介服务 | 无 |\n| 特别程序 | 无 |")
     assert form_text(guide) is not None and "特别程序：无" in str(form_text(guide))
