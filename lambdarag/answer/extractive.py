@@ -41,7 +41,7 @@ LEAD_INTENTS = frozenset({"process"})  # slot answers that a better matching sen
 EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
 ANSWER_CHARS = 300  # default length budget (context.answer_chars): characters before citations
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
-YES_NO_CLOSE = 0.9  # share of the best score a sentence saying more of the predicate needs to support the answer
+YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],

@@ -55,9 +55,9 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
 }
+_DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb denied ("不收费", "免收费", "无需提交")
 # a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
 # an item, not a field
-_DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb denied ("不收费", "免收费", "无需提交")
 _FIELD = re.compile(r"^\s*([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z ]{1,23})[：:]")
 _DURATION_ASKED = cue_pattern(*cues.DURATION, *cues.DURATION_EN, flags=re.IGNORECASE)
 _DURATION_FIELD = cue_pattern(*cues.DURATION_FIELDS, flags=re.IGNORECASE)
