@@ -27,7 +27,14 @@ FIELDS = [
     ("办理时限", "受理之日起15个工作日"),
     ("受理地点", "区政务服务中心人社窗口"),
     ("收费标准", "不收费"),
-    ("咨询电话", "010-66123456"),
+    ("咨询电话", "0571-12333"),  # a service hotline after its area code
+]
+ENGLISH_FORM = [
+    ("Service", "Annual staff parking permit"),
+    ("Eligibility", "Full-time staff with a contract of at least 12 months."),
+    ("Fee", "120 dollars per year, deducted from salary in 12 instalments."),
+    ("Processing time", "5 working days after the application is complete."),
+    ("Contact", "Phone 555-0142, estates@example.edu"),
 ]
 NUMBERED_FAQ = [  # numbered questions, each answered on the next line without "答："
     ("1.什么是灵活就业人员？", "灵活就业人员是指以非全日制、临时性、季节性等灵活形式就业的人员。"),
@@ -40,11 +47,11 @@ FAQ = [
 ]
 
 
-def _form(path: Path) -> None:
+def _form(path: Path, title: str, fields: list[tuple[str, str]]) -> None:
     doc = Document()
-    doc.add_heading("创业担保贷款贴息办事指南", 1)
+    doc.add_heading(title, 1)
     table = doc.add_table(rows=0, cols=2)
-    for label, value in FIELDS:
+    for label, value in fields:
         cells = table.add_row().cells
         cells[0].text, cells[1].text = label, value
     doc.save(str(path))
@@ -62,7 +69,8 @@ def _faq(path: Path, title: str, pairs: list[tuple[str, str]]) -> None:
 @pytest.fixture(scope="module")
 def guide_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     def write(raw: Path) -> None:
-        _form(raw / "贴息办事指南.docx")
+        _form(raw / "贴息办事指南.docx", "创业担保贷款贴息办事指南", FIELDS)
+        _form(raw / "parking_permit_guide.docx", "Parking Permit Service Guide", ENGLISH_FORM)
         _faq(raw / "居住证常见问题.docx", "居住证常见问题", [("问：" + q, "答：" + a) for q, a in FAQ])
         _faq(raw / "灵活就业政策问答.docx", "灵活就业政策问答", NUMBERED_FAQ)
 
@@ -78,7 +86,9 @@ def _ask(kb: KnowledgeBase, question: str) -> str:
     ("申请创业担保贷款贴息需要哪些材料？", "申请材料：1.营业执照复印件"),
     ("创业担保贷款贴息多久能办好？", "办理时限：受理之日起15个工作日"),
     ("创业担保贷款贴息到哪里申请？", "受理地点：区政务服务中心人社窗口"),
-    ("创业担保贷款贴息的咨询电话是多少？", "咨询电话：010-66123456"),
+    ("创业担保贷款贴息的咨询电话是多少？", "咨询电话：0571-12333"),  # not the English guide's e-mail
+    ("How much does the staff parking permit cost?", "Fee: 120 dollars per year"),
+    ("How long does it take to get a parking permit?", "Processing time: 5 working days"),
 ])
 def test_each_field_of_a_form_answers_the_question_asking_for_it(guide_kb: KnowledgeBase, question: str,
                                                                  field: str) -> None:

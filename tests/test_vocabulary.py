@@ -90,6 +90,13 @@ def test_contact_variants_differ_where_they_always_did() -> None:
     assert patterns.TITLE.findall("《天》《甲\n乙》") == ["天"]
 
 
+def test_a_service_hotline_is_a_contact_number_but_not_a_count() -> None:
+    assert patterns.CONTACT_PHONE.findall("咨询电话：0571-12333；政务服务热线12345；客服95588。") == [
+        "0571-12333", "12345", "95588"]
+    assert patterns.CONTACT_PHONE.findall("共补贴12000元，惠及12345人，2012345") == []
+    assert patterns.PHONE.findall("政务服务热线12345") == []  # the graph's phones leave a bare five digits out
+
+
 def test_slot_filling_reads_contacts_and_basis_as_before() -> None:
     person = person_slots("王芳的电话和邮箱是多少", [PROSE])
     assert (person["name"], person["phone"], person["email"]) == (

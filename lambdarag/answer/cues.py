@@ -123,7 +123,8 @@ SECTION_NEEDS = {
     "materials": ("材料", "清单", r"\bdocuments\b", r"\bmaterials\b"),
     "conditions": ("条件", "对象", "要求", "资格", "范围", r"\beligib", r"\brequirements?\b"),
     "date": ("时间", "日期", "期限", "时限", r"\bdates?\b", r"\bdeadlines?\b"),
-    "amount": ("标准", "金额", "额度", "时限", "期限", "时长", r"\bamounts?\b", r"\brates?\b"),
+    "amount": ("标准", "金额", "额度", "费用", "价格", "时限", "期限", "时长", r"\bamounts?\b", r"\brates?\b",
+               r"\bfees?\b", r"\bcosts?\b", r"\bprices?\b", r"\bcharges?\b"),
     "contact": ("联系", "咨询", r"\bcontacts?\b"),
     "place": ("地点", "地址", r"\blocations?\b", r"\baddress\b"),
 }

@@ -22,9 +22,13 @@ PHONE = re.compile(
     rf"(?<![\d-])(?:\({AREA_CODE}\)\s?{SUBSCRIBER}|{AREA_CODE}[-－]{SUBSCRIBER}|{_HOTLINE}|{MOBILE}|{_LOCAL})"
     rf"{_EXTENSION}(?![\d.%元万年月日号])"
 )
-# Slot filling takes a contact segment's number as group 1: only area-code numbers and mobiles, with the hyphen
-# optional (02787654321) and no amount guard, as it always has (a segment is already one with a contact in it).
-CONTACT_PHONE = re.compile(rf"(?<!\d)({AREA_CODE}-?{SUBSCRIBER}|{MOBILE})(?!\d)")
+# A public service hotline of five digits (12333, 12345, 95588), dialled alone or after an area code (0571-12333).
+SERVICE_LINE = r"(?:12\d{3}|9[56]\d{3})"
+# Slot filling takes a contact segment's number as group 1: area-code numbers, mobiles and service hotlines, with the
+# hyphen optional (02787654321) and no amount guard but for a hotline's five digits (a segment is already one with a
+# contact in it). The graph's PHONE leaves hotlines out: a bare five-digit number is a count as often.
+_CONTACT_HOTLINE = rf"(?:{AREA_CODE}-?)?{SERVICE_LINE}(?![\d.%元万年月日号人名个])"
+CONTACT_PHONE = re.compile(rf"(?<!\d)({AREA_CODE}-?{SUBSCRIBER}|{MOBILE}|{_CONTACT_HOTLINE})(?!\d)")
 
 # --- Citation markers ----------------------------------------------------------------------------
 
