@@ -970,3 +970,13 @@ def test_a_form_of_two_fields_a_row_and_a_value_merged_across_cells_is_read_fiel
     guide = ("| 事项名称 | 补贴申领 |\n| 申请条件 | 在本区登记注册，正常经营满1年 |\n"
              "| 中介服务 | 无 |\n| 特别程序 | 无 |")
     assert form_text(guide) is not None and "特别程序：无" in str(form_text(guide))
+
+
+def test_an_english_yes_no_question_whose_predicate_no_sentence_says_is_not_stated() -> None:
+    text = "| Service | Annual staff parking permit |\n| Fee | 120 dollars per year, deducted from salary |\n" \
+           "| Processing time | 5 working days after the application is complete |"
+    p = one_doc("Parking Permit Service Guide", text)
+    keywords = ["parking", "permit", "free"]
+    assert extractive_answer("Is the parking permit free?", p, "fact", {}, keywords).startswith("Not stated")
+    answer = extractive_answer("Is there a fee for the parking permit?", p, "fact", {}, ["fee", "parking", "permit"])
+    assert answer.startswith("Yes") and "Fee: 120 dollars per year" in answer, answer

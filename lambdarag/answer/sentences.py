@@ -32,6 +32,7 @@ from lambdarag.answer.lines import (
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
+from lambdarag.answer.unsaid import Unsaid
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
     has_cjk,
@@ -238,7 +239,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
-        unsaid = _unsaid_characters(keywords, head)
+        unsaid = Unsaid.of(keywords, head)
         in_section = section_bonus(need, head) > 0  # the chunk's section is headed by what is asked
         for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind),
                                     need.kind in WHOLE_LISTS):
@@ -246,7 +247,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 continue
             seen.add(unit.shown)
             score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
-            echo = _echo(unsaid, unit.shown)  # the question's own words in the sentence, beyond the page's heading
+            echo = unsaid.echo(unit.shown)  # the question's own words in the sentence, beyond the page's heading
             bonus = evidence_bonus(need, unit.shown, question, head)
             value = asked.value_bonus(unit.shown)  # the date or amount asked
             if not value and _names_topic_only(unit, bonus, need):
@@ -258,8 +259,9 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
+            said = unsaid.said(unit.shown, echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=echo, says_asked=echo > 0 or not unsaid, item=unit.item, in_section=in_section))
+                              echo=echo, says_asked=said, item=unit.item, in_section=in_section))
     return out if as_of is None else _read_as_of(out, as_of)
 
 
@@ -283,15 +285,6 @@ def _title_case_line(line: str) -> bool:
 def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:
     adjusted = scores_as_of([s.sentence for s in scored], [s.n for s in scored], [s.score for s in scored], as_of)
     return [dataclasses.replace(s, score=score) for s, score in zip(scored, adjusted, strict=True)]
-
-
-def _unsaid_characters(keywords: Sequence[str], head: str) -> frozenset[str]:
-    """The CJK characters of the question's keywords that a chunk's heading does not already say."""
-    return frozenset(c for word in keywords for c in word if has_cjk(c) and c not in head)
-
-
-def _echo(characters: frozenset[str], sentence: str) -> float:
-    return sum(1 for c in characters if c in sentence) / len(characters) if characters else 0.0
 
 
 def _whole_rows(question: str, intent: str, need: str) -> int:

@@ -1,0 +1,46 @@
+"""What of a question a chunk's heading does not already say, and whether a sentence says it.
+
+Every sentence of a page matches the question's subject through the page's heading; the sentence that answers also
+says something of the question's own beyond it (its predicate: 用途 ~ 用于, "free" in "Is the permit free?"). The
+score's echo counts the CJK characters (answer/sentences.py); a yes/no answer needs the sentence to say one of them,
+or one of the English words (answer/extractive.py: "not stated" otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lambdarag.text.english import stem
+from lambdarag.text.tokenizer import has_cjk
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass(frozen=True)
+class Unsaid:
+    """What of the question's keywords a chunk's heading does not already say: CJK characters, English words."""
+
+    characters: frozenset[str]
+    words: frozenset[str]  # stemmed
+
+    @classmethod
+    def of(cls, keywords: Sequence[str], head: str) -> Unsaid:
+        head_words = _stems(head)
+        words = {stem(w.lower()) for w in keywords if w.isascii() and w.isalpha()}
+        return cls(frozenset(c for word in keywords for c in word if has_cjk(c) and c not in head),
+                   frozenset(words - head_words))
+
+    def echo(self, sentence: str) -> float:
+        """The share of the unsaid characters the sentence holds (the score's echo; Chinese only)."""
+        return sum(1 for c in self.characters if c in sentence) / len(self.characters) if self.characters else 0.0
+
+    def said(self, sentence: str, echo: float) -> bool:
+        """Whether the sentence says any of the question's words beyond the page's subject (a yes/no answer needs
+        one: "Is the parking permit free?" is not answered by "Service: Annual staff parking permit")."""
+        return (echo > 0 or not self.characters) and (not self.words or bool(self.words & _stems(sentence)))
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w.lower()) for w in _LATIN_WORD.findall(text))
