@@ -980,3 +980,14 @@ def test_an_english_yes_no_question_whose_predicate_no_sentence_says_is_not_stat
     assert extractive_answer("Is the parking permit free?", p, "fact", {}, keywords).startswith("Not stated")
     answer = extractive_answer("Is there a fee for the parking permit?", p, "fact", {}, ["fee", "parking", "permit"])
     assert answer.startswith("Yes") and "Fee: 120 dollars per year" in answer, answer
+
+
+def test_a_yes_no_question_without_a_modal_is_answered_yes_or_no() -> None:
+    assert question_need("首次申领身份证收费吗？").kind == "yesno"
+    assert question_need("你知道报账大厅的电话吗？").kind == "contact"  # a request for the number
+    assert question_need("能告诉我报账大厅的电话吗？").kind == "contact"
+    p = one_doc("居住证办事指南", "事项名称：居住证申领\n收费标准：不收费\n办理时限：15个工作日")
+    answer = extractive_answer("办理居住证收费吗？", p, "fact", {}, ["居住证", "收费"])
+    assert answer.startswith("否[1]。收费标准：不收费"), answer
+    p2 = one_doc("居住证办事指南", "事项名称：居住证申领\n收费标准：每证20元\n办理时限：15个工作日")
+    assert extractive_answer("办理居住证收费吗？", p2, "fact", {}, ["居住证", "收费"]).startswith("是[1]。收费标准")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.needs import Need
+from lambdarag.answer.needs import BARE, Need
 from lambdarag.answer.sentences import evidence_pieces, split_piece
 from lambdarag.text.patterns import CITATION_MARK
 from lambdarag.text.tokenizer import rejoin_enumerations, rejoin_quotations, split_sentences
@@ -23,7 +23,8 @@ _CLAUSE_END = "，；、,;：:"
 _ITEM_NUMBER_END = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")  # "办理步骤：1." ends in an item's number, not a sentence
 _NEGATION = cue_pattern(*cues.NEGATION)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
-_NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要"}
+_NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要", BARE: "否"}
+_AFFIRMED = {BARE: "是"}
 ELLIPSIS = "…"
 
 
@@ -77,7 +78,7 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     if need.english:
         return "No." if negative else "Yes."
     modal = need.modal or "是"
-    return (_NEGATED.get(modal) or f"不{modal}") if negative else modal
+    return (_NEGATED.get(modal) or f"不{modal}") if negative else _AFFIRMED.get(modal, modal)
 
 
 def lead_line(need: Need, support: str, supported: bool, refuted: bool = False) -> str:

@@ -76,7 +76,7 @@ YES_NO_AUXILIARY = (r"(可以|能够|(?<![可功才性技智本职效])能|需�
                     r"|(?<![机社协学大年开理委体])会)[^，,。？?]{0,40}吗[？?]?\s*$")
 # A modal asking the system to tell, show or look something up ("能告诉我…吗", "Can you tell me…") makes a request,
 # not a yes/no question: what it asks for is the rest of the question (answer/needs.py). "能帮我报销吗" stays one.
-REQUEST = ("告诉", "告知", "说一下", "说说", "讲一下", "讲讲", "介绍一下", "介绍下", "列出", "列一下", "查一下")
+REQUEST = ("告诉", "告知", "说一下", "说说", "讲一下", "讲讲", "介绍一下", "介绍下", "列出", "列一下", "查一下", "知道")
 REQUEST_EN = (r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|explain|describe|walk|help)"
               r"\b(?:\s+(?:me|us)\b)?(?:\s+through\b)?",)
 YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "has", "have", "had", "should",

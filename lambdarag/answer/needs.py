@@ -22,6 +22,7 @@ NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "place", "dat
               "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
 PLACE_STATED_BONUS = 0.1  # and a "where" answer more when it states where ("位于…", "生于…"), not just names a place
+BARE = "是否"  # the modal of a yes/no question without one ("…收费吗"): answered 是 / 否
 OTHER_FIELD = 0.6  # score kept by a field whose label names another aspect than the one asked
 ROLE_BONUS = 0.3  # and a "who" answer more when it names someone next to the role asked about ("院长杨某")
 ROLE_GAP = 3  # characters at most between the role and the name ("院长、教授某某", "某某院长")
@@ -134,15 +135,17 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     request = (_REQUEST_EN if english else _REQUEST).search(first)
     if request is not None:
         rest = first[request.end():]
-        return yes_no_modal(rest, english) if rest.strip() else ""
+        modal = yes_no_modal(rest, english) if rest.strip() else ""
+        return "" if modal == BARE else modal  # "能告诉我…的电话吗" asks for the number, not yes or no
     if english:
         m = _YES_NO_EN.match(first)
         return m.group(0).strip().lower() if m and not _CHOICE_EN.search(first) else ""
     if _OPEN_WORD.search(first):
         return ""
-    m = _YES_NO.search(first + "？") if question.rstrip().endswith(("吗", "吗？", "吗?")) else _YES_NO.search(first)
-    if m is None:
-        return ""
+    asks = question.rstrip().endswith(("吗", "吗？", "吗?"))
+    m = _YES_NO.search(first + "？") if asks else _YES_NO.search(first)
+    if m is None:  # "首次申领身份证收费吗": no modal, still yes or no
+        return BARE if asks and _CJK.search(first[-2:-1]) else ""
     modal = next((g for g in m.groups() if g), "") or "是"
     if modal in _SUBJECT_MODALS and (auxiliary := _AUXILIARY.search(m.group(0))):
         modal = auxiliary.group(1)
@@ -151,10 +154,13 @@ def yes_no_modal(question: str, english: bool = False) -> str:
 
 def yes_no_predicate(question: str, modal: str) -> str:
     """What a Chinese yes/no question asks of its subject: the words after its modal ("…补贴要收费吗" -> 收费,
-    "退休了可以提取公积金吗" -> 提取公积金); "" when it has none or the question is English."""
+    "退休了可以提取公积金吗" -> 提取公积金), the last two before 吗 without one ("…身份证收费吗" -> 收费); "" when it
+    has none or the question is English."""
     if not modal or is_english(question):
         return ""
     first = re.split(r"[？?]", question, maxsplit=1)[0]
+    if modal == BARE:
+        return re.sub(r"吗\s*$", "", first.rstrip())[-2:]
     at = first.rfind(modal)
     return re.sub(r"吗\s*$", "", first[at + len(modal):]).strip() if at >= 0 else ""
 
