@@ -766,6 +766,10 @@ def test_asked_where_the_materials_go_the_sentence_saying_where_answers_not_the_
     ("Did it employ more than 300,000 people?", "We employed 315,000 people, including 132,000 in the US.", False),
     ("员工人数超过100人吗？", "公司共有员工80人。", True),
     ("补贴期限超过1年吗？", "补贴期限不超过2年。", False),  # a bound stated is no figure
+    # an English figure's measure is the noun it counts
+    ("Does the dam supply more than 50,000 homes?", "It supplies electricity to about 40,000 homes.", True),
+    ("Does the dam supply more than 30,000 homes?", "It supplies electricity to about 40,000 homes.", False),
+    ("Did it open more than 10 stores?", "The company opened 47 new stores.", False),  # "47 new" counts no stores
 ])
 def test_a_figure_outside_the_stated_limit(question: str, sentence: str, outside: bool) -> None:
     from lambdarag.answer.limits import figure_outside
@@ -991,3 +995,14 @@ def test_a_yes_no_question_without_a_modal_is_answered_yes_or_no() -> None:
     assert answer.startswith("否[1]。收费标准：不收费"), answer
     p2 = one_doc("居住证办事指南", "事项名称：居住证申领\n收费标准：每证20元\n办理时限：15个工作日")
     assert extractive_answer("办理居住证收费吗？", p2, "fact", {}, ["居住证", "收费"]).startswith("是[1]。收费标准")
+
+
+def test_a_yes_no_support_is_not_repeated_by_a_piece_of_it_a_window_cut() -> None:
+    texts = ["is open from Tuesday to Sunday, and admission is free for children under 12.",
+             "The Varden museum of glass is a museum. The museum is open from Tuesday to Sunday, and admission is free "
+             "for children under 12."]
+    chunks = {f"m#{i}": Chunk(f"m#{i}", "m", "Varden Museum", "Varden Museum", t) for i, t in enumerate(texts)}
+    p = pack({}, list(chunks), [], chunks, max_chars=3500)
+    answer = extractive_answer("Is admission free for children under 12?", p, "fact", {},
+                               ["admission", "free", "children"])
+    assert answer.startswith("Yes") and answer.count("free for children under 12") == 1, answer

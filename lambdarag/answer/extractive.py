@@ -67,9 +67,13 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"
     refuted = figure_outside(question, best.sentence) or denies(best.sentence, yes_no_predicate(question, need.modal))
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
-    said = CITATION_MARK.sub("", support)  # the same sentence cited by more chunks is the same sentence
+    said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
     return [lead_line(need, support, True, refuted) + support,
-            *(line for line in lines if CITATION_MARK.sub("", line) != said)]
+            *(line for line in lines if _plain(line) not in said)]
+
+
+def _plain(line: str) -> str:
+    return CITATION_MARK.sub("", line).strip().rstrip("。.；;")
 
 
 def _support(question: str, scored: Sequence[Scored], need: Need) -> Scored | None:

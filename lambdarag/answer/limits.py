@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lambdarag.text.english import stem
+
 # measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
           "工作日": "工作日", "小时": "小时", "万元": "万元", "元": "元", "人": "人", "名": "人", "%": "%", "％": "%",
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
           "employees": "人", "people": "人", "staff": "人"}
-_UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
+# a measure: one of _UNITS, or the English noun a figure counts ("50,000 homes", "12 stores"), compared by its stem
+_UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r"|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])"
 # not a day of a month ("4月18日"); thousands written with commas ("315,000")
 _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _FIGURE = re.compile(rf"{_NUMBER}\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
@@ -76,7 +79,7 @@ def figure_outside(question: str, sentence: str) -> bool:
 
 
 def _figures(text: str) -> list[tuple[float, str]]:
-    figures = [(_value(m.group(1)), _UNITS[m.group(2).lower()]) for m in _FIGURE.finditer(text)]
+    figures = [(_value(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
     return [(value, unit) for value, unit in figures if not _date(value, unit)]
 
 
@@ -84,7 +87,13 @@ def _exact(sentence: str) -> list[tuple[float, str]]:
     """The figures a sentence states as values, not as the end of a bound ("不超过3年", "at least 2 years")."""
     bounded = [m.span() for pattern in (_UPPER_BEFORE, _LOWER_BEFORE) for m in pattern.finditer(sentence)]
     exact = [m for m in _FIGURE.finditer(sentence) if not any(a <= m.start() < b for a, b in bounded)]
-    return [(v, u) for v, u in ((_value(m.group(1)), _UNITS[m.group(2).lower()]) for m in exact) if not _date(v, u)]
+    return [(v, u) for v, u in ((_value(m.group(1)), _unit(m.group(2))) for m in exact) if not _date(v, u)]
+
+
+def _unit(word: str) -> str:
+    """The measure a unit word names: its family in _UNITS (岁 and 周岁), else the English noun's stem."""
+    lowered = word.lower()
+    return _UNITS.get(lowered) or stem(lowered)
 
 
 def _value(number: str) -> float:
@@ -95,19 +104,19 @@ def stated_limits(sentence: str) -> list[Limit]:
     """The ranges and bounds ``sentence`` states, each in its measure (dates are none: "2020年至2024年")."""
     limits: list[Limit] = []
     for m in _RANGE.finditer(sentence):
-        unit = _UNITS[m.group(4).lower()]
-        if m.group(2) is None or _UNITS[m.group(2).lower()] == unit:
+        unit = _unit(m.group(4))
+        if m.group(2) is None or _unit(m.group(2)) == unit:
             limits.append(Limit(unit, _value(m.group(1)), _value(m.group(3))))
     for m in _UPPER_BEFORE.finditer(sentence):
         word = m.group(1).lower()
-        limits.append(Limit(_UNITS[m.group(3).lower()], high=_value(m.group(2)), strict_high=word in _STRICT))
+        limits.append(Limit(_unit(m.group(3)), high=_value(m.group(2)), strict_high=word in _STRICT))
     for m in _UPPER_AFTER.finditer(sentence):
-        limits.append(Limit(_UNITS[m.group(2).lower()], high=_value(m.group(1))))
+        limits.append(Limit(_unit(m.group(2)), high=_value(m.group(1))))
     for m in _LOWER_BEFORE.finditer(sentence):
         word = m.group(1).lower()
-        limits.append(Limit(_UNITS[m.group(3).lower()], low=_value(m.group(2)), strict_low=word in _STRICT))
+        limits.append(Limit(_unit(m.group(3)), low=_value(m.group(2)), strict_low=word in _STRICT))
     for m in _LOWER_AFTER.finditer(sentence):
-        limits.append(Limit(_UNITS[m.group(2).lower()], low=_value(m.group(1))))
+        limits.append(Limit(_unit(m.group(2)), low=_value(m.group(1))))
     return [limit for limit in limits if not any(_date(v, limit.unit) for v in (limit.low, limit.high) if v)]
 
 
