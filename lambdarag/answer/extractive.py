@@ -59,13 +59,14 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 
 def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
-    best = _support(question, scored, need)
+    predicate = yes_no_predicate(question, need.modal)
+    best = _support(scored, predicate[:2])
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗") says neither yes nor no
     if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
     # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"
-    refuted = figure_outside(question, best.sentence) or denies(best.sentence, yes_no_predicate(question, need.modal))
+    refuted = figure_outside(question, best.sentence) or denies(best.sentence, predicate)
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
     said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
     return [lead_line(need, support, True, refuted) + support,
@@ -76,12 +77,11 @@ def _plain(line: str) -> str:
     return CITATION_MARK.sub("", line).strip().rstrip("。.；;")
 
 
-def _support(question: str, scored: Sequence[Scored], need: Need) -> Scored | None:
+def _support(scored: Sequence[Scored], verb: str) -> Scored | None:
     """The sentence a yes or no is read from: the best one, or among those scoring nearly as well one saying the
-    verb asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb name
-    the subject, which a title line holds as well)."""
+    ``verb`` asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb
+    name the subject, which a title line holds as well)."""
     best = max(scored, key=ranking_key, default=None)
-    verb = yes_no_predicate(question, need.modal)[:2]
     if best is None or len(verb) < 2:
         return best
     close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]

@@ -9,6 +9,7 @@ the same measure. Pure functions; the yes/no lead reads them (answer/extractive.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem
@@ -78,16 +79,17 @@ def figure_outside(question: str, sentence: str) -> bool:
     return False
 
 
-def _figures(text: str) -> list[tuple[float, str]]:
-    figures = [(_value(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
+def _figures(text: str, bounded: Sequence[tuple[int, int]] = ()) -> list[tuple[float, str]]:
+    """The figures of a text with their measures (no year), but those starting inside the ``bounded`` spans."""
+    found = (m for m in _FIGURE.finditer(text) if not any(a <= m.start() < b for a, b in bounded))
+    figures = [(_value(m.group(1)), _unit(m.group(2))) for m in found]
     return [(value, unit) for value, unit in figures if not _date(value, unit)]
 
 
 def _exact(sentence: str) -> list[tuple[float, str]]:
     """The figures a sentence states as values, not as the end of a bound ("不超过3年", "at least 2 years")."""
-    bounded = [m.span() for pattern in (_UPPER_BEFORE, _LOWER_BEFORE) for m in pattern.finditer(sentence)]
-    exact = [m for m in _FIGURE.finditer(sentence) if not any(a <= m.start() < b for a, b in bounded)]
-    return [(v, u) for v, u in ((_value(m.group(1)), _unit(m.group(2))) for m in exact) if not _date(v, u)]
+    bounds = [m.span() for pattern in (_UPPER_BEFORE, _LOWER_BEFORE) for m in pattern.finditer(sentence)]
+    return _figures(sentence, bounds)
 
 
 def _unit(word: str) -> str:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from lambdarag.answer import cues
+from lambdarag.answer.asked_values import DURATION_QUESTION
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.graph.english import english_entities
@@ -60,7 +61,6 @@ _DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb d
 # a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
 # an item, not a field
 _FIELD = re.compile(r"^\s*([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z ]{1,23})[：:]")
-_DURATION_ASKED = cue_pattern(*cues.DURATION, *cues.DURATION_EN, flags=re.IGNORECASE)
 _DURATION_FIELD = cue_pattern(*cues.DURATION_FIELDS, flags=re.IGNORECASE)
 _SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in cues.SECTION_NEEDS.items()}
 _YES_NO = cue_pattern(*cues.YES_NO)
@@ -191,9 +191,14 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
 def section_bonus(need: Need, heading: str) -> float:
     """NEED_BONUS for a sentence whose own section is headed by what the need asks ("五、申报方式" for how to
     apply, "四、申报时间" for when); the document's title above it says the topic, not the aspect."""
-    section = heading.rsplit(">", 1)[-1].split(" · ", 1)[0] if ">" in heading else ""
+    section = last_section(heading).split(" · ", 1)[0]  # the head line's locator after " · " is no heading
     pattern = _SECTIONS.get(need.kind)
     return NEED_BONUS if section and pattern is not None and pattern.search(section) else 0.0
+
+
+def last_section(breadcrumb: str) -> str:
+    """The last section of a breadcrumb ("title > 四、申报时间" -> 四、申报时间); "" for a title alone."""
+    return breadcrumb.rsplit(">", 1)[-1].strip() if ">" in breadcrumb else ""
 
 
 def field_label(sentence: str) -> str:
@@ -208,7 +213,7 @@ def field_bonus(need: Need, sentence: str, asked: str = "") -> float:
     ("补贴标准：" is an amount, not the time it takes). Not for a date: a date field carries its date, which scores
     already, and its label says whose date it is ("更新时间" is the page's)."""
     label = field_label(sentence)
-    pattern = _DURATION_FIELD if need.kind == "amount" and _DURATION_ASKED.search(asked) else (
+    pattern = _DURATION_FIELD if need.kind == "amount" and DURATION_QUESTION.search(asked) else (
         _SECTIONS.get(need.kind) if need.kind != "date" else None)
     return NEED_BONUS if label and pattern is not None and pattern.search(label) else 0.0
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lambdarag.answer.lines import QUESTION_LINE
-from lambdarag.answer.needs import field_label
+from lambdarag.answer.needs import field_label, last_section
 from lambdarag.answer.table_text import label_column, match_score, parse_table, question_grams
 from lambdarag.records import Chunk
 from lambdarag.text.patterns import CITED_TITLE
@@ -104,7 +104,7 @@ def _numbered_heading(line: str, after: Sequence[str]) -> bool:
 
 def _section(chunk: Chunk) -> str:
     """The chunk's own heading ("" for a document's preamble, whose breadcrumb is only the title)."""
-    return chunk.breadcrumb.rsplit(">", 1)[-1].strip() if ">" in chunk.breadcrumb else ""
+    return last_section(chunk.breadcrumb)
 
 
 def _clauses(text: str) -> list[str]:

@@ -27,10 +27,9 @@ class Unsaid:
 
     @classmethod
     def of(cls, keywords: Sequence[str], head: str) -> Unsaid:
-        head_words = _stems(head)
         words = {stem(w.lower()) for w in keywords if w.isascii() and w.isalpha()}
         return cls(frozenset(c for word in keywords for c in word if has_cjk(c) and c not in head),
-                   frozenset(words - head_words))
+                   frozenset(words - _stems(head)) if words else frozenset())
 
     def echo(self, sentence: str) -> float:
         """The share of the unsaid characters the sentence holds (the score's echo; Chinese only)."""
