@@ -80,7 +80,7 @@ REQUEST = ("告诉", "告知", "说一下", "说说", "讲一下", "讲讲", "�
 REQUEST_EN = (r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|explain|describe|walk|help)"
               r"\b(?:\s+(?:me|us)\b)?(?:\s+through\b)?",)
 YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "has", "have", "had", "should",
-             "will", "would", "may", "must")
+             "will", "would", "may", "must", "am", "shall")
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",
                  "何时", "还是", r"\bor\b")
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)

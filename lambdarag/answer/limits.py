@@ -18,12 +18,13 @@ from lambdarag.text.english import stem
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
           "工作日": "工作日", "小时": "小时", "万元": "万元", "元": "元", "人": "人", "名": "人", "%": "%", "％": "%",
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
-          "employees": "人", "people": "人", "staff": "人"}
+          "hour": "小时", "employees": "人", "people": "人", "staff": "人"}
 # a measure: one of _UNITS, or the English noun a figure counts ("50,000 homes", "12 stores"), compared by its stem
 _UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r"|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])"
 # not a day of a month ("4月18日"); thousands written with commas ("315,000")
 _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_FIGURE = re.compile(rf"{_NUMBER}\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
+# a figure joined to its measure by a hyphen counts too ("a 5-hour flight", "a 3-year contract")
+_FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes

@@ -268,9 +268,17 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
 def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
     """A caption, signature or heading line names a topic and never answers, unless it names who fills the role
     asked ("X的开拓者——某某", ``bonus``), states where, or, asked for a list, lists items ("甲、乙、丙")."""
-    if unit.table or not (_LABEL_LINE.match(unit.shown) or _title_case_line(unit.shown)):
+    if unit.table or not (_label_line(unit.shown) or _title_case_line(unit.shown)):
         return False
     return bonus <= NEED_BONUS and not (need.kind == "list" and unit.shown.count("、") >= LISTED_ITEMS - 1)
+
+
+def _label_line(line: str) -> bool:
+    """A short line without a clause mark ("信息公开", "Contact details"), but no English sentence closed by its full
+    stop, however short ("Alcohol is not reimbursable.")."""
+    if not _LABEL_LINE.match(line):
+        return False
+    return not (line.rstrip().endswith(".") and len(line.split()) >= TITLE_WORDS)
 
 
 def _title_case_line(line: str) -> bool:

@@ -16,6 +16,9 @@ from lambdarag.text.english import stem
 from lambdarag.text.tokenizer import has_cjk
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
+# a breadcrumb section that asks ("… > Can I choose a Mac?", "… > 居住证办理需要多长时间？"): an FAQ's question,
+# which the sentences under it answer; its words are the question's, not the page's subject
+_ASKING_SECTION = re.compile(r"[^>]*[?？]")
 
 
 @dataclass(frozen=True)
@@ -27,9 +30,11 @@ class Unsaid:
 
     @classmethod
     def of(cls, keywords: Sequence[str], head: str) -> Unsaid:
-        words = {stem(w.lower()) for w in keywords if w.isascii() and w.isalpha()}
-        return cls(frozenset(c for word in keywords for c in word if has_cjk(c) and c not in head),
-                   frozenset(words - _stems(head)) if words else frozenset())
+        subject = _ASKING_SECTION.sub(" ", head)
+        words = {stem(part.lower()) for w in keywords if w.isascii() for part in _LATIN_WORD.findall(w)
+                 if len(part) > 1}  # "part-time": part, time
+        return cls(frozenset(c for word in keywords for c in word if has_cjk(c) and c not in subject),
+                   frozenset(words - _stems(subject)) if words else frozenset())
 
     def echo(self, sentence: str) -> float:
         """The share of the unsaid characters the sentence holds (the score's echo; Chinese only)."""

@@ -1,0 +1,56 @@
+"""English extractive answers over a staff handbook: short rules, FAQ headings, hyphenated words and measures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lambdarag.answer.context import pack
+from lambdarag.answer.extractive import extractive_answer
+from lambdarag.answer.limits import figure_outside
+from lambdarag.answer.needs import question_need
+from lambdarag.records import Chunk
+
+
+def handbook(breadcrumb: str, text: str) -> Any:
+    """The packed context of one chunk of a handbook under ``breadcrumb``."""
+    title = breadcrumb.split(" > ")[0]
+    return pack({}, ["handbook#1"], [], {"handbook#1": Chunk("handbook#1", "handbook", title, breadcrumb, text)},
+                max_chars=3500)
+
+
+def test_a_short_english_rule_closed_by_its_full_stop_answers_and_is_no_caption() -> None:
+    p = handbook("Travel Policy > Meals", "The meal allowance is reduced by half on the days of departure and return. "
+                 "Alcohol is not reimbursable.")
+    answer = extractive_answer("Is alcohol reimbursable?", p, "fact", {}, ["alcohol", "reimbursable"])
+    assert answer.startswith("No") and "Alcohol is not reimbursable" in answer
+
+
+def test_an_faq_headings_question_is_not_the_pages_subject() -> None:
+    # the heading asks "Can I choose a Mac…?": "Mac" is what the sentence under it answers, not the page's subject
+    p = handbook("Laptop Scheme FAQ > Can I choose a Mac instead of a Windows laptop?",
+                 "Staff may choose either a standard Windows model or a standard Mac model from the catalogue.")
+    assert extractive_answer("Can I get a Mac?", p, "fact", {}, ["get", "mac"]).startswith("Yes")
+
+
+def test_a_hyphenated_word_of_the_question_is_said_by_its_parts() -> None:
+    p = handbook("Parental Leave Rules > Return to work",
+                 "An employee returning from parental leave may request part-time work for up to 12 months.")
+    keywords = ["work", "part-time", "after", "parental", "leave"]
+    assert extractive_answer("Can I work part-time after parental leave?", p, "fact", {}, keywords).startswith("Yes")
+
+
+@pytest.mark.parametrize(("question", "outside"), [
+    ("Can I fly business class on a 5-hour flight?", True),
+    ("Can I fly business class on a 10-hour flight?", False),
+    ("Can I fly business class on a flight of 5 hours?", True),
+])
+def test_a_figure_joined_to_its_measure_by_a_hyphen_is_compared_with_the_limit(question: str, outside: bool) -> None:
+    sentence = "Business class may be booked for flights with a scheduled duration of more than 8 hours."
+    assert figure_outside(question, sentence) is outside
+
+
+@pytest.mark.parametrize("question", ["Am I eligible for a staff laptop as an intern?", "Shall I keep the receipts?"])
+def test_am_i_and_shall_i_ask_yes_or_no(question: str) -> None:
+    assert question_need(question).kind == "yesno"
