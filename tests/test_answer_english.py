@@ -54,3 +54,27 @@ def test_a_figure_joined_to_its_measure_by_a_hyphen_is_compared_with_the_limit(q
 @pytest.mark.parametrize("question", ["Am I eligible for a staff laptop as an intern?", "Shall I keep the receipts?"])
 def test_am_i_and_shall_i_ask_yes_or_no(question: str) -> None:
     assert question_need(question).kind == "yesno"
+
+
+def _two_chunks(first: tuple[str, str], second: tuple[str, str]) -> Any:
+    chunks = {f"{doc}#1": Chunk(f"{doc}#1", doc, doc, doc, text) for doc, text in (first, second)}
+    return pack({}, list(chunks), [], chunks, max_chars=3500)
+
+
+@pytest.mark.parametrize(("question", "keywords", "top", "valued"), [
+    ("研讨会何时举行？", ["研讨会", "举行"], "研讨会在学校举行，对学科建设具有重大意义。",
+     "研讨会于10月15日在学校举行。"),
+    ("How many members does the council have?", ["members", "council"],
+     "The council members meet in the town hall every month.", "The council has 12 members elected for four years."),
+])
+def test_a_sentence_carrying_the_value_asked_leads_over_the_top_chunks_sentence(
+        question: str, keywords: list[str], top: str, valued: str) -> None:
+    p = _two_chunks(("notice", top), ("report", valued))
+    assert extractive_answer(question, p, "fact", {}, keywords).startswith(valued.rstrip("。."))
+
+
+def test_asked_when_an_english_year_after_its_preposition_is_a_date_for_the_lead() -> None:
+    p = _two_chunks(("history", "The company was incorporated in 1929 in Delaware."),
+                    ("exhibits", "The plan was incorporated by reference on August 12, 2013."))
+    assert extractive_answer("When was the company incorporated?", p, "temporal", {},
+                             ["company", "incorporated"]).startswith("The company was incorporated in 1929")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.dates import mentions_date
+from lambdarag.text.english import stem
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
@@ -41,6 +42,7 @@ DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
+_ASKED_MEASURE_EN = re.compile(r"\bhow many\s+([A-Za-z]{3,})", re.IGNORECASE)
 _COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
 _NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
 _EVENTS = tuple(cue_pattern(*family, flags=re.IGNORECASE) for family in cues.EVENTS)
@@ -54,12 +56,14 @@ class AskedValues:
     date: bool  # a date ("什么时候", "截止日期", a temporal intent): "2月5日" answers it, "30天内" too
     amount: re.Pattern[str] | None  # what an amount answering it looks like; None when no amount is asked
     event: re.Pattern[str] | None  # the words for the event asked (death, birth, founding)
+    in_words: bool = False  # the question's own words ask it ("多少", "何时", "how long"), not its intent alone
 
     @classmethod
     def of(cls, question: str, intent: str) -> AskedValues:
         wants_amount = bool(AMOUNT_QUESTION.search(question))
+        wants_date = bool(DATE_QUESTION.search(question))
         amount = asked_amount(question) if wants_amount else AMOUNT if intent in VALUE_INTENTS else None
-        return cls(intent == "temporal" or bool(DATE_QUESTION.search(question)), amount, asked_event(question))
+        return cls(intent == "temporal" or wants_date, amount, asked_event(question), wants_amount or wants_date)
 
     def value_bonus(self, sentence: str) -> float:
         """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked, else 0."""
@@ -68,6 +72,11 @@ class AskedValues:
         if self.date and mentions_date(sentence, within=True, month=True):
             return DATE_BONUS
         return VALUE_BONUS if self.amount is not None and self.amount.search(sentence) else 0.0
+
+    def carries(self, sentence: str, value: float) -> bool:
+        """Whether the sentence holds what the question's own words ask: the value it scored ``value`` for or,
+        asked when, a year said alone ("incorporated in 1929", which the date bonus leaves to the words)."""
+        return self.in_words and (value > 0 or (self.date and mentions_date(sentence, year=True)))
 
     def event_bonus(self, sentence: str) -> float:
         """EVENT_BONUS for a sentence naming the event asked, in any of its words."""
@@ -87,18 +96,24 @@ def asked_event(question: str) -> re.Pattern[str] | None:
 
 
 def asked_measure(question: str) -> str:
-    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名) or before the 数 it asks
-    ("人数是多少" -> 人), "" when the question names none."""
+    """The measure word after 多少 / 几 ("有多少家" -> 家, "前多少名" -> 名), before the 数 it asks
+    ("人数是多少" -> 人) or after "how many" ("How many members" -> members), "" when the question names none."""
     m = _ASKED_MEASURE.search(question) or _COUNT_OF.search(question)
-    return m.group(1) if m and m.group(1) not in _NOT_MEASURES else ""
+    if m is None:  # "How many members…" -> members
+        english = _ASKED_MEASURE_EN.search(question)
+        return english.group(1).lower() if english else ""
+    return m.group(1) if m.group(1) not in _NOT_MEASURES else ""
 
 
 @functools.lru_cache(maxsize=256)
 def counted_in(measure: str) -> re.Pattern[str]:
     """What a sentence answering a count in ``measure`` carries: a number in it ("60家", "412万册", "前5名", "学制四年"
-    but not "2014年"); without a measure, any amount (AMOUNT)."""
+    but not "2014年"; "12 members" asked how many members); without a measure, any amount (AMOUNT)."""
     if not measure:
         return AMOUNT
+    if measure.isascii():  # "12 members", "315,000 people", "47 new stores": a number, then the noun counted
+        return re.compile(rf"(?<![\d.,])\d[\d,]*(?:\.\d+)?\s+(?:[A-Za-z-]+\s+){{0,2}}?{re.escape(stem(measure))}",
+                          re.IGNORECASE)
     # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
     count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
     return re.compile(count + re.escape(measure))

@@ -17,6 +17,7 @@ from datetime import date
 from lambdarag.answer.as_of import scores_as_of
 from lambdarag.answer.asked_page import ON_PAGE, asked_pages
 from lambdarag.answer.asked_values import AskedValues
+from lambdarag.answer.captions import caption_line, furniture
 from lambdarag.answer.context import Piece
 from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import (
@@ -72,9 +73,6 @@ REPEATED = 0.8  # share of a sentence's words already said that, with all its nu
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-TITLE_WORDS, TITLE_SHARE = 3, 0.75  # an English line of this many words, this share capitalised, is a heading
-_LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
-_PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
 
 
 @dataclass(frozen=True)
@@ -95,6 +93,8 @@ class Scored:
     says_asked: bool = field(default=True, compare=False)
     item: bool = field(default=False, compare=False)  # an item of a refusal's list without its lead-in (Unit.item)
     in_section: bool = field(default=False, compare=False)  # stands in a section headed by what is asked ("申报时间")
+    # carries the value the question's words ask: a date asked when, an amount asked how much or how long
+    valued: bool = field(default=False, compare=False)
 
     def cited(self) -> str:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
@@ -139,9 +139,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
                    limit: int | None = None, sentences: int = MAX_SENTENCES) -> list[Scored]:
     """The evidence sentences that answer best, in answer order, from the question's ``scored_sentences``.
 
-    The top fused chunk's best sentence comes first when it matches reasonably: fusion is the consensus
-    of every channel, one sentence's keyword count is not. Broad intents take more sentences from more chunks, a
-    list question more sentences of one chunk.
+    The top fused chunk's best sentence comes first (``_top``); a comparison's first sentence per side. Broad intents
+    take more sentences from more chunks, a list question more sentences of one chunk.
     """
     if not scored:
         return []
@@ -153,12 +152,7 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
         most, per_chunk = max(most, LIST_LIMITS[0]), max(per_chunk, LIST_LIMITS[1])
     most = most if limit is None else limit
     floor = first.score * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
-    top = sorted((s for s in scored if s.rank == 0 and s.score >= first.score * TOP_CHUNK_FLOOR), key=ranking_key,
-                 reverse=True)[:1]
-    if top and not top[0].in_section and first.in_section:
-        top = []  # the section headed by what is asked ("四、申报时间") answers before the top chunk's sentence
-    if intent == "compare":  # one sentence per side first: the best of each of the two best documents
-        top = _sides(scored)
+    top = _sides(scored) if intent == "compare" else _top(scored, first)
     parts = _per_part(question_parts(question), scored) if limit is None else []
     picked: list[Scored] = list(dict.fromkeys(parts))  # each part of the question gets its sentence first
     most = max(most, len(picked))
@@ -175,6 +169,17 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
             continue
         picked.append(item)
     return with_next(picked, scored, need)  # a lead-in's items, a statement's reason follow it
+
+
+def _top(scored: Sequence[Scored], first: Scored) -> list[Scored]:
+    """The top fused chunk's best sentence when it matches reasonably (fusion is the consensus of every channel, one
+    sentence's keyword count is not), unless the best sentence stands in the section headed by what is asked
+    ("四、申报时间") or carries the value asked ("within 10 working days" asked how long) and it does not."""
+    top = max((s for s in scored if s.rank == 0 and s.score >= first.score * TOP_CHUNK_FLOOR), key=ranking_key,
+              default=None)
+    if top is None or (first.in_section and not top.in_section) or (first.valued and not top.valued):
+        return []
+    return [top]
 
 
 def _repeated_by(sentence: str, picked: Sequence[Scored]) -> tuple[int, bool]:
@@ -261,33 +266,17 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= CUT_FACTOR
             said = unsaid.said(unit.shown, echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
-                              echo=echo, says_asked=said, item=unit.item, in_section=in_section))
+                              echo=echo, says_asked=said, item=unit.item, in_section=in_section,
+                              valued=asked.carries(unit.shown, value)))
     return out if as_of is None else _read_as_of(out, as_of)
 
 
 def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
     """A caption, signature or heading line names a topic and never answers, unless it names who fills the role
     asked ("X的开拓者——某某", ``bonus``), states where, or, asked for a list, lists items ("甲、乙、丙")."""
-    if unit.table or not (_label_line(unit.shown) or _title_case_line(unit.shown)):
+    if unit.table or not caption_line(unit.shown):
         return False
     return bonus <= NEED_BONUS and not (need.kind == "list" and unit.shown.count("、") >= LISTED_ITEMS - 1)
-
-
-def _label_line(line: str) -> bool:
-    """A short line without a clause mark ("信息公开", "Contact details"), but no English sentence closed by its full
-    stop, however short ("Alcohol is not reimbursable.")."""
-    if not _LABEL_LINE.match(line):
-        return False
-    return not (line.rstrip().endswith(".") and len(line.split()) >= TITLE_WORDS)
-
-
-def _title_case_line(line: str) -> bool:
-    """An English heading or column header ("Fiscal Year Opened Closed Fiscal Year"): most of its words capitalised
-    and no closing punctuation, however long; a sentence says something in lower-case words and ends."""
-    words = [w for w in line.split() if w[:1].isalpha()]
-    if len(words) < TITLE_WORDS or has_cjk(line) or line.rstrip()[-1:] in ".!?;:。":
-        return False
-    return sum(1 for w in words if w[0].isupper()) >= TITLE_SHARE * len(words)
 
 
 def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:
@@ -317,7 +306,7 @@ def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int
         return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, row_picking(wanted, table, head))]
     heading = normalize(head).replace(" ", "")
     return [dataclasses.replace(u, matched=f"{head} {u.matched}") for u in _units(body, lists)
-            if _long_enough(u.shown) and not _furniture(u.shown, heading)]
+            if _long_enough(u.shown) and not furniture(u.shown, heading)]
 
 
 def _long_enough(sentence: str) -> bool:
@@ -361,12 +350,6 @@ def cut_by_window(sentence: str, body: str) -> bool:
     if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS:
         return True
     return text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
-
-
-def _furniture(sentence: str, heading: str) -> bool:
-    """A heading repeated in the body, or a page number line: never an answer."""
-    key = normalize(sentence).replace(" ", "").rstrip("。.")
-    return bool(_PAGE_FURNITURE.search(sentence)) or (bool(heading) and key in heading)
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:

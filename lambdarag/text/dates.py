@@ -56,6 +56,8 @@ _WITHIN = re.compile(r"(?:\d+|[一二三四五六七八九十两]+)\s*个?(?:工
 _MONTH_ALONE = re.compile(r"(?<![\d.])(?:1[0-2]|[1-9])\s*月(?!\s*\d)"
                           r"|(?<![一二三四五六七八九十第])(?:十[一二]?|[一二三四五六七八九])月"
                           r"|\b(?:January|February|March|April|June|July|August|September|October|November|December)\b")
+_EN_YEAR_ALONE = re.compile(r"\b(?:in|since|from|until|by|before|after|around)\s+(?:1[0-9]|20)\d{2}\b(?![.,]\d)",
+                            re.IGNORECASE)
 _EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
                            rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
@@ -74,11 +76,14 @@ def years_of(dates: Iterable[str]) -> list[int]:
     return sorted({int(d[:4]) for d in dates if d[:4].isdigit()})
 
 
-def mentions_date(text: str, within: bool = False, month: bool = False) -> bool:
+def mentions_date(text: str, within: bool = False, month: bool = False, year: bool = False) -> bool:
     """Whether ``text`` names a date: one ``find_dates`` reads, or a day of a month without its year; ``within``:
     or a span a deadline is given in ("返回后30天内", "within 30 days"); ``month``: or a month alone, as a yearly
-    time is given ("每年3月", "the end of January")."""
+    time is given ("每年3月", "the end of January"); ``year``: or an English year alone after its preposition
+    ("incorporated in 1929")."""
     if (within and _WITHIN.search(text)) or (month and _MONTH_ALONE.search(text)):
+        return True
+    if year and _EN_YEAR_ALONE.search(text):
         return True
     return bool(_CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text) or find_dates(text))
 

@@ -1,0 +1,46 @@
+"""Lines that name a topic and never answer: captions, labels, headings and page furniture.
+
+A short line without a clause mark ("信息公开", "Contact details") labels what follows; an English line with most
+of its words capitalised and no closing stop is a heading or a column header; a heading repeated in the body and a
+page number line are the page's furniture. Pure functions; the sentence candidates read them
+(answer/sentences.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lambdarag.text.tokenizer import has_cjk, normalize
+
+TITLE_WORDS, TITLE_SHARE = 3, 0.75  # an English line of this many words, this share capitalised, is a heading
+_LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
+_PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
+
+
+def caption_line(line: str) -> bool:
+    """A label line or an English heading: it names a topic, unless a need finds its answer in it."""
+    return label_line(line) or title_case_line(line)
+
+
+def label_line(line: str) -> bool:
+    """A short line without a clause mark ("信息公开", "Contact details"), but no English sentence closed by its full
+    stop, however short ("Alcohol is not reimbursable.")."""
+    if not _LABEL_LINE.match(line):
+        return False
+    return not (line.rstrip().endswith(".") and len(line.split()) >= TITLE_WORDS)
+
+
+def title_case_line(line: str) -> bool:
+    """An English heading or column header ("Fiscal Year Opened Closed Fiscal Year"): most of its words capitalised
+    and no closing punctuation, however long; a sentence says something in lower-case words and ends."""
+    words = [w for w in line.split() if w[:1].isalpha()]
+    if len(words) < TITLE_WORDS or has_cjk(line) or line.rstrip()[-1:] in ".!?;:。":
+        return False
+    return sum(1 for w in words if w[0].isupper()) >= TITLE_SHARE * len(words)
+
+
+def furniture(sentence: str, heading: str) -> bool:
+    """A heading repeated in the body (``heading`` normalised, without spaces), or a page number line: never an
+    answer."""
+    key = normalize(sentence).replace(" ", "").rstrip("。.")
+    return bool(_PAGE_FURNITURE.search(sentence)) or (bool(heading) and key in heading)
