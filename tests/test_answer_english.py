@@ -51,9 +51,29 @@ def test_a_figure_joined_to_its_measure_by_a_hyphen_is_compared_with_the_limit(q
     assert figure_outside(question, sentence) is outside
 
 
-@pytest.mark.parametrize("question", ["Am I eligible for a staff laptop as an intern?", "Shall I keep the receipts?"])
-def test_am_i_and_shall_i_ask_yes_or_no(question: str) -> None:
-    assert question_need(question).kind == "yesno"
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Am I eligible for a staff laptop as an intern?", "yesno"),
+    ("Shall I keep the receipts?", "yesno"),
+    ("Who is eligible to apply for a seed grant?", "conditions"),  # who may: the conditions say it
+    ("Who can apply for a seed grant?", "conditions"),
+    ("谁可以申请创业补贴？", "conditions"),
+    ("Who assesses the applications?", "person"),
+])
+def test_the_need_of_an_english_question(question: str, kind: str) -> None:
+    assert question_need(question).kind == kind
+
+
+def test_who_is_eligible_is_answered_by_the_eligibility_section_not_by_a_name() -> None:
+    chunks = {
+        "call#1": Chunk("call#1", "call", "Seed Grants", "Seed Grants > Eligibility",
+                        "Applicants must hold an academic post at the university."),
+        "call#2": Chunk("call#2", "call", "Seed Grants", "Seed Grants > Contact",
+                        "For questions please contact Dr Maria Okonkwo, Research Funding Manager."),
+    }
+    p = pack({}, ["call#2", "call#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer("Who is eligible to apply for a seed grant?", p, "person", {},
+                               ["eligible", "apply", "seed", "grant"])
+    assert answer.startswith("Applicants must hold an academic post")
 
 
 def _two_chunks(first: tuple[str, str], second: tuple[str, str]) -> Any:

@@ -146,6 +146,10 @@ CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么", "情
               r"(?:哪些|什么|何种)(?:人|人员|单位|企业|机构|对象)(?:可以|能|能够|可|有资格)", "适用于哪", "适用对象",
               "申请对象")
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")
+# "who" asking who may do a thing asks for the conditions, not for a name ("谁可以申请", "Who is eligible…")
+ELIGIBLE_WHO = (r"谁(?:可以|能|能够|可|有资格)(?:申请|申报|报名|参加|享受|领取|办理)",
+                r"\bwho\s+(?:is|are)\s+eligible\b", r"\bwho\s+qualifies\b",
+                r"\bwho\s+(?:can|may|could)\s+(?:apply|claim|register|enrol|enroll|join|participate|take part)\b")
 # what a sentence stating conditions or who is eligible carries
 CONDITIONS_MARKS = ("条件", "要求", "前提", "情形", "对象", "适用于", "适用范围", "符合", "具备",
                     r"\brequire", r"\beligib", r"\bconditions?\b", r"\bqualif")

@@ -61,6 +61,7 @@ _DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb d
 # a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
 # an item, not a field
 _FIELD = re.compile(r"^\s*([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z ]{1,23})[：:]")
+_ELIGIBLE_WHO = cue_pattern(*cues.ELIGIBLE_WHO, flags=re.IGNORECASE)
 _DURATION_FIELD = cue_pattern(*cues.DURATION_FIELDS, flags=re.IGNORECASE)
 _SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in cues.SECTION_NEEDS.items()}
 _YES_NO = cue_pattern(*cues.YES_NO)
@@ -111,6 +112,8 @@ def question_need(question: str) -> Need:
     modal = yes_no_modal(question, english)
     if modal:
         return Need("yesno", modal, english)
+    if _ELIGIBLE_WHO.search(question):  # who may apply: the conditions say it
+        return Need("conditions", "", english)
     for kind in _ORDER:
         if _CUES[kind].search(question):
             return Need(kind, "", english)
