@@ -24,6 +24,13 @@ def test_overlap_counts_keywords_found_in_the_top_three_texts() -> None:
     assert overlap_score(["GB/T"], ["依据 gb/t 7714"]) == 1.0  # normalised on both sides
 
 
+def test_an_english_keyword_overlaps_in_any_form_of_its_word() -> None:
+    # "hotels" asked, "hotel rate" written: the top chunk answers, the gate must not call it a miss
+    assert overlap_score(["hotels"], ["The maximum nightly hotel rate is $180."]) == 1.0
+    assert overlap_score(["reimbursement", "alcohol"], ["Claims are reimbursed within 10 days."]) == 0.5
+    assert overlap_score(["hotels"], ["Hotelier training"]) == 0.0  # another word, not a form of it
+
+
 def test_core_rewrite_keeps_entities_and_content_words() -> None:
     question = "请问一下计划财务处处长王建国的办公电话是多少呢？"
     expansion = expand_query(question, "person", load_config(), TOKENIZER, date(2026, 1, 1))

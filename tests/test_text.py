@@ -138,6 +138,8 @@ def test_keyword_overlap() -> None:
     assert keyword_overlap(["报销", "发票"], "报销须附发票原件") == 1.0
     assert keyword_overlap(["报销", "税率"], "报销须附发票原件") == 0.5
     assert keyword_overlap(["va004"], "型号ＶＡ００４已停产") == 1.0
+    assert keyword_overlap(["hotels", "policies"], "Hotel policy") == 0.0  # as written
+    assert keyword_overlap(["hotels", "policies"], "Hotel policy", inflected=True) == 1.0  # any form of the word
 
 
 def test_stopword_list() -> None:

@@ -48,8 +48,9 @@ class GateDecision:
 
 
 def overlap_score(keywords: Sequence[str], texts: Sequence[str]) -> float:
-    """Fraction of the query keywords that occur in the top-3 texts together (0.0 without keywords)."""
-    return keyword_overlap(keywords, "\n".join(texts[:TOP_N]))
+    """Fraction of the query keywords that occur in the top-3 texts together, an English word in any of its forms
+    ("hotels" in "hotel rate"; 0.0 without keywords)."""
+    return keyword_overlap(keywords, "\n".join(texts[:TOP_N]), inflected=True)
 
 
 def core_terms(question: str, expansion: Expansion, tokenizer: Tokenizer) -> list[str]:
