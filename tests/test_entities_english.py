@@ -78,6 +78,8 @@ def test_people_next_to_roles(text: str, person: str, role: str) -> None:
 def test_people_after_honorifics() -> None:
     text = "Mr. Alvarez joined in 2019. Ms. Kowalski and Dr. Priya Nair lead the Research Group."
     assert names(text, "person") == ["Mr. Alvarez", "Ms. Kowalski", "Dr. Priya Nair"]
+    # British style writes the honorific without its full stop
+    assert names("Please contact Dr Maria Okonkwo or Prof Lin Wei.", "person") == ["Dr Maria Okonkwo", "Prof Lin Wei"]
 
 
 @pytest.mark.parametrize(

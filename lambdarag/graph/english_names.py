@@ -59,7 +59,7 @@ _REGION = alternatives([*US_STATES, *COUNTRIES, *REGIONS])
 # --- Patterns -------------------------------------------------------------------------------------
 
 _ROLE_HINT = re.compile(r"Chief|President|Chair|CEO|CFO|COO|CTO|Director|Secretary|Treasurer|Counsel|Controller")
-PERSON_HINT = re.compile(rf"Mr|Ms|Dr\.|Prof\.|{_ROLE_HINT.pattern}")
+PERSON_HINT = re.compile(rf"Mr|Ms|Dr|Prof|{_ROLE_HINT.pattern}")
 _NAME_ROLE = re.compile(
     rf"(?<![\w.'’\-])(?P<name>{PERSON})(?:,{SP}(?:the{SP}|our{SP}|its{SP})?|{SP}[—–-]{SP}|[ \t]*\n[ \t]*"
     rf"|{SP}\()(?P<role>{ROLE})"
@@ -68,7 +68,7 @@ _ROLE_NAME = re.compile(  # Chief Financial Officer Jane Q. Doe: only a name wit
     rf"(?<![A-Za-z])(?P<role>{ROLE}),?{SP}(?P<name>{NAME_WORD}{SP}{INITIAL}{SP}{NAME_WORD})(?![\w'’-])"
 )
 _HONORIFIC = re.compile(
-    rf"[MDP](?<![A-Za-z][MDP])(?:(?<=M)(?:rs?|s)\.?|(?<=D)r\.|(?<=P)rof\.){SP}"
+    rf"[MDP](?<![A-Za-z][MDP])(?:(?<=M)(?:rs?|s)\.?|(?<=D)r\.?|(?<=P)rof\.?){SP}"  # "Dr", "Dr.": both styles
     rf"(?P<name>(?:{INITIAL}{SP})*{NAME_WORD}(?:{SP}(?:{INITIAL}{SP})*{NAME_WORD}){{0,2}})(?![\w'’-])"
 )
 _CAPITALISED_BEFORE = re.compile(r"([A-Za-z][\w'’.\-]*)[ \t]+$")

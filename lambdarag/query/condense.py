@@ -17,6 +17,7 @@ from lambdarag.errors import ServiceError
 from lambdarag.graph.entities import extract_entities
 from lambdarag.graph.schema import Entity
 from lambdarag.models.llm import LLMClient
+from lambdarag.query import english_follow_up
 from lambdarag.query.expand import strip_courtesy
 from lambdarag.records import Turn
 from lambdarag.text.tokenizer import words
@@ -121,6 +122,8 @@ def rule_condense(question: str, history: Sequence[Turn]) -> tuple[str, str | No
 
 
 def _rule_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | None]:
+    if english_follow_up.is_english(question):
+        return _english_condense(question, resolved)
     head = _generic_head(question, resolved)
     if head is not None:
         return head
@@ -140,6 +143,20 @@ def _rule_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | 
             return question, None
         return _prepend(question, entity), entity
     return question, None
+
+
+def _english_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str | None]:
+    """An English follow-up: a pronoun replaced by the previous turns' subject ("…the deadline for it?"), or the
+    previous question with its parallel phrase swapped ("And for domestic travel?")."""
+    person = english_follow_up.person_pronoun(question)
+    pronoun = english_follow_up.pronoun(question, person)
+    if pronoun is not None:
+        entity = _antecedent(resolved, person=person)
+        if entity is None or entity.lower() in question.lower():
+            return question, None
+        return english_follow_up.replace_pronoun(question, pronoun, entity), entity
+    swapped = english_follow_up.contrast(question, resolved[-1].question) if resolved else None
+    return swapped if swapped is not None else (question, None)
 
 
 def _contrast(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:
@@ -263,7 +280,10 @@ def _most_salient(entities: Sequence[Entity]) -> Entity | None:
 
 
 def subject_phrase(question: str) -> str | None:
-    """The noun phrase a question is about: X in "什么是X", "X是什么", "X的…", "X是…"."""
+    """The noun phrase a question is about: X in "什么是X", "X是什么", "X的…", "X是…"; in English the object of its
+    last preposition or what follows its opening words (query/english_follow_up.py)."""
+    if english_follow_up.is_english(question):
+        return english_follow_up.english_subject(question)
     text = _strip(question)
     for pattern in _SUBJECT_PATTERNS:
         match = pattern.search(text)
