@@ -30,6 +30,7 @@ from lambdarag.answer.sentences import (
 )
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_lookup import Found, answering_tables
+from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.patterns import CITATION_MARK
 
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
@@ -65,8 +66,9 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
-    # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"
-    refuted = figure_outside(question, best.sentence) or denies(best.sentence, predicate)
+    # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"; "周六…吗" against "周一至周五"
+    refuted = (figure_outside(question, best.sentence) or denies(best.sentence, predicate)
+               or day_outside(question, best.sentence))
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
     said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
     return [lead_line(need, support, True, refuted) + support,
