@@ -9,9 +9,11 @@ citations like an LLM answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from lambdarag.answer.charges import free_of_charge
 from lambdarag.answer.compose import fit_budget, lead_line
 from lambdarag.answer.context import Packed
 from lambdarag.answer.limits import figure_outside
@@ -33,6 +35,7 @@ from lambdarag.answer.table_lookup import Found, answering_tables
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.patterns import CITATION_MARK
 
+_OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
 # person/process slots already come from tables and lists; an overview quotes whole small tables instead
 TABLE_FIRST_SKIP = frozenset({"person", "process", "synthesis"})
@@ -66,13 +69,23 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
         return [lead_line(need, "", False), *lines]
     support = best.cited()
-    # "40岁…吗" against "年龄在18至35周岁之间"; "…要收费吗" against "不收费"; "周六…吗" against "周一至周五"
-    refuted = (figure_outside(question, best.sentence) or denies(best.sentence, predicate)
-               or day_outside(question, best.sentence))
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
     said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
-    return [lead_line(need, support, True, refuted) + support,
-            *(line for line in lines if _plain(line) not in said)]
+    rest = [line for line in lines if _plain(line) not in said]
+    if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
+        return [support, *rest]
+    return [lead_line(need, support, True, _refuted(question, best, scored, predicate)) + support, *rest]
+
+
+def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
+    """Whether the support says no without a word of refusal: a figure outside the limit ("40岁…吗" against
+    "年龄在18至35周岁之间"), the verb asked denied ("…要收费吗" against "不收费"), free when asked whether one pays,
+    or a day outside the days stated by a sentence of its chunk ("周六…吗" against "办公时间：周一至周五")."""
+    if figure_outside(question, best.sentence) or denies(best.sentence, predicate):
+        return True
+    if free_of_charge(question, best.sentence):
+        return True
+    return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
 
 
 def _plain(line: str) -> str:

@@ -264,7 +264,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body):
                 score *= CUT_FACTOR
-            said = unsaid.said(unit.shown, echo)
+            said = unsaid.said_in(unit.shown, unit.matched.removeprefix(head).strip(), echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
                               valued=asked.carries(unit.shown, value)))

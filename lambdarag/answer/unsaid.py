@@ -46,5 +46,12 @@ class Unsaid:
         return (echo > 0 or not self.characters) and (not self.words or bool(self.words & _stems(sentence)))
 
 
+    def said_in(self, shown: str, own: str, echo: float) -> bool:
+        """``said`` of a sentence read with what it answers (``own``: its matched text without the chunk's heading;
+        an FAQ answer with its question: "Yes. Residents can buy visitor vouchers" says "zone" by "Can visitors
+        park in the zone?")."""
+        return self.said(own, self.echo(own)) if own != shown else self.said(shown, echo)
+
+
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w.lower()) for w in _LATIN_WORD.findall(text))

@@ -1,0 +1,59 @@
+"""Yes/no read without a word of refusal: free when asked whether one pays, a day outside the days a sentence of
+the support's chunk states, and an FAQ answer that opens with its own yes or no."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lambdarag.answer.charges import free_of_charge
+from lambdarag.answer.context import pack
+from lambdarag.answer.extractive import extractive_answer
+from lambdarag.records import Chunk
+
+HOURS = "Restrictions apply Monday to Saturday, 8am to 6.30pm. Parking is free on Sundays and bank holidays."
+FEES = "收费标准（元）：20，备注：首次申领免费"
+
+
+@pytest.mark.parametrize(("question", "sentence", "free"), [
+    ("Do I have to pay for parking on Sundays?", HOURS, True),
+    ("Do I have to pay for parking on Mondays?", HOURS, False),  # free on Sundays says nothing of Mondays
+    ("Is parking free on Sundays?", HOURS, False),  # asks about free itself: read as any yes/no question
+    ("首次申领身份证要交费吗？", FEES, True),
+    ("补领身份证要交费吗？", FEES, False),  # free for a first application only
+    ("办理居住证要收费吗？", "收费标准：不收费", True),
+    ("Is there a charge for the museum?", "Admission is free for children under 12.", False),  # for children only
+    ("Do children have to pay?", "Admission is free for children under 12.", True),
+    ("Do I have to pay to call?", "Call our toll-free number.", False),
+])
+def test_free_answers_a_question_whether_one_pays(question: str, sentence: str, free: bool) -> None:
+    assert free_of_charge(question, sentence) is free
+
+
+def faq(*lines: str) -> Any:
+    chunk = Chunk("faq#1", "faq", "Parking Q&A", "Parking Q&A", "\n".join(lines))
+    return pack({}, ["faq#1"], [], {"faq#1": chunk}, max_chars=3500)
+
+
+def test_free_on_the_day_asked_is_a_no() -> None:
+    p = faq("Q: When are the parking restrictions in force?", f"A: {HOURS}")
+    answer = extractive_answer("Do I have to pay for parking on Sundays?", p, "fact", {}, ["pay", "parking", "sundays"])
+    assert answer.startswith("No")
+
+
+def test_an_faq_answer_opening_with_its_own_yes_is_not_led_by_another() -> None:
+    p = faq("Q: Can visitors park in the zone?", "A: Yes. Residents can buy visitor vouchers at £2 per day.")
+    answer = extractive_answer("Can my friends park in the zone when they visit?", p, "fact", {},
+                               ["friends", "park", "zone", "visit"])
+    assert answer.startswith("Yes. Residents can buy visitor vouchers")  # said by its question, led once
+
+
+def test_a_day_outside_the_hours_another_sentence_of_the_chunk_states_is_a_no() -> None:
+    chunk = Chunk("licence#1", "licence", "Fishing licence", "Fishing licence > How to buy",
+                  "You can buy a licence online, by phone on 0344 800 5386, or at any post office. "
+                  "The phone line is open Monday to Friday, 8am to 6pm.")
+    p = pack({}, ["licence#1"], [], {"licence#1": chunk}, max_chars=3500)
+    keywords = ["buy", "fishing", "licence", "phone", "saturday"]
+    assert extractive_answer("Can I buy a fishing licence by phone on Saturday?", p, "fact", {},
+                             keywords).startswith("No")
