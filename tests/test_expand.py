@@ -10,7 +10,7 @@ import pytest
 from lambdarag.config.load import load_config
 from lambdarag.config.schema import Config
 from lambdarag.graph.schema import Entity
-from lambdarag.query.expand import entity_names, expand_query, find_synonyms
+from lambdarag.query.expand import entity_names, expand_query, find_synonyms, without_frame
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
 from lambdarag.text.tokenizer import Tokenizer
 
@@ -141,3 +141,12 @@ def test_entity_expansion_adds_the_graph_names_the_question_does_not_say() -> No
     assert entity_names(question, entities, aliases) == ["中国人民大学文学院"]
     assert entity_names(question, entities, {}) == []
     assert entity_names(question, entities, None) == ["人大文学院", "中国人民大学"]  # no graph: the names
+
+
+def test_the_frame_of_an_english_how_long_question_is_not_searched() -> None:
+    expansion = expand_query("How long does reimbursement take?", "fact", load_config(), TOKENIZER, TODAY)
+    assert expansion.keywords == ["reimbursement"]
+    assert "take" not in expansion.bm25_query and "long" not in expansion.bm25_query
+    assert expansion.dense_query == "How long does reimbursement take?"  # the vectors read the whole question
+    assert without_frame("How far in advance must trips be approved?") == "How  in advance must trips be approved?"
+    assert without_frame("What is long-term debt?") == "What is long-term debt?"

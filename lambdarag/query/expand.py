@@ -26,6 +26,10 @@ _COURTESY = re.compile(
     r"我想知道|想知道|我想了解|想了解|请告诉我|告诉我)[\s，,：:、!！]*"
 )
 _YEAR = re.compile(r"\d{4}")
+# the frame of an English "how long / how far / how often" question names no topic: "How long does reimbursement
+# take?" is about reimbursement; its "long" and "take" would find "takes effect" and "long-term debt"
+_EN_FRAME = re.compile(r"^\s*how\s+(long|far|often|soon)\b", re.IGNORECASE)
+_TAKE = re.compile(r"\btakes?\b", re.IGNORECASE)
 NO_ENTITY_EXPANSION = frozenset({"compare"})
 _EXPANDED_KINDS = frozenset({"org", "role", "person", "regulation", "place"})  # phones/dates/amounts add nothing
 
@@ -122,7 +126,8 @@ def expand_query(
     session ``topic`` (query.condense.Condensed.topic) joins the BM25 query only (in the dense one: no gain)."""
     entities = query_entities(question)
     scope = time_scope(question, today)
-    keywords = tokenizer.keywords(question)
+    searched = without_frame(question)
+    keywords = tokenizer.keywords(searched)
     if scope is not None and not _YEAR.search(scope.phrase):
         # "近五年" yields the keyword "五年", which no document says: the explicit years stand for it
         keywords = [k for k in keywords if k not in normalize(scope.phrase)] or keywords
@@ -133,7 +138,7 @@ def expand_query(
     extra += [w for words in synonyms.values() for w in words]
     extra += [y for y in expand_years(scope) if y not in question]
     extra += [topic.strip("《》")] if topic and topic.strip("《》") not in question else []
-    bm25_query = " ".join([question, *dict.fromkeys(extra)])
+    bm25_query = " ".join([searched, *dict.fromkeys(extra)])
     return Expansion(
         bm25_query=bm25_query,
         dense_query=question,
@@ -144,3 +149,13 @@ def expand_query(
         time_scope=scope,
         synonyms=synonyms,
     )
+
+
+def without_frame(question: str) -> str:
+    """The question without the words of its English "how long" frame ("How long does reimbursement take?" ->
+    "How does reimbursement ?"), which neither BM25 nor the keywords should match; other questions as they are."""
+    frame = _EN_FRAME.match(question)
+    if frame is None:
+        return question
+    rest = question[:frame.start(1)] + question[frame.end(1):]
+    return _TAKE.sub("", rest) if frame.group(1).lower() == "long" else rest
