@@ -98,3 +98,16 @@ def test_asked_when_an_english_year_after_its_preposition_is_a_date_for_the_lead
                     ("exhibits", "The plan was incorporated by reference on August 12, 2013."))
     assert extractive_answer("When was the company incorporated?", p, "temporal", {},
                              ["company", "incorporated"]).startswith("The company was incorporated in 1929")
+
+
+def test_a_who_question_is_answered_by_a_passives_agent_before_a_named_contact() -> None:
+    chunks = {
+        "call#1": Chunk("call#1", "call", "Seed Grants", "Seed Grants > Contact",
+                        "For questions please contact Dr Maria Okonkwo, Research Funding Manager."),
+        "call#2": Chunk("call#2", "call", "Seed Grants", "Seed Grants > Assessment",
+                        "Applications are scored by a panel of five senior researchers."),
+    }
+    p = pack({}, ["call#1", "call#2"], [], chunks, max_chars=3500)
+    answer = extractive_answer("Who assesses the seed grant applications?", p, "person", {},
+                               ["assesses", "seed", "grant", "applications"])
+    assert answer.startswith("Applications are scored by a panel of five senior researchers")

@@ -61,6 +61,9 @@ _DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb d
 # a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
 # an item, not a field
 _FIELD = re.compile(r"^\s*([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z ]{1,23})[：:]")
+# a passive's agent: who does what a "who" question asks, named by role or body ("approved by the head of department")
+_AGENT_EN = re.compile(r"\b[a-z]{3,}ed\s+by\s+(?:the\s+|a\s+|an\s+|its\s+|their\s+)?(?!(?:end|time|date|deadline|"
+                       r"law|reference)\b)[A-Za-z]")
 _ELIGIBLE_WHO = cue_pattern(*cues.ELIGIBLE_WHO, flags=re.IGNORECASE)
 _DURATION_FIELD = cue_pattern(*cues.DURATION_FIELDS, flags=re.IGNORECASE)
 _SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in cues.SECTION_NEEDS.items()}
@@ -180,8 +183,8 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
     question ``asked`` does not name itself…), else 0. The ``heading`` of its text may say whose role it names."""
     if need.kind == "person":
         names = [name for name in named_people(sentence) if name not in asked]
-        if not names:
-            return 0.0
+        if not names:  # "approved by the head of department", "scored by a panel": who does it, unnamed
+            return NEED_BONUS if need.english and _AGENT_EN.search(sentence) else 0.0
         role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
     headed = max(section_bonus(need, heading), field_bonus(need, sentence, asked))
