@@ -57,3 +57,11 @@ def test_a_day_outside_the_hours_another_sentence_of_the_chunk_states_is_a_no() 
     keywords = ["buy", "fishing", "licence", "phone", "saturday"]
     assert extractive_answer("Can I buy a fishing licence by phone on Saturday?", p, "fact", {},
                              keywords).startswith("No")
+
+
+def test_a_yes_no_question_asked_with_another_is_read_for_its_own_part() -> None:
+    chunk = Chunk("guide#1", "guide", "社保补贴办事指南", "社保补贴办事指南",
+                  "补贴标准：按实际缴费的三分之二给予补贴。\n收费标准：不收费。\n咨询电话：0571-12333。")
+    p = pack({}, ["guide#1"], [], {"guide#1": chunk}, max_chars=3500)
+    answer = extractive_answer("补贴要收费吗？咨询电话是多少？", p, "fact", {}, ["补贴", "收费", "咨询电话"])
+    assert answer.startswith("不需要") and "0571-12333" in answer

@@ -35,6 +35,7 @@ from lambdarag.answer.table_lookup import Found, answering_tables
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.patterns import CITATION_MARK
 
+_QUESTION_MARK = re.compile(r"[？?]")
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
 # person/process slots already come from tables and lists; an overview quotes whole small tables instead
@@ -56,15 +57,32 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
     scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)  # once for every use below
     lines = _answer_lines(question, packed, intent, slots, scored, need, sentences)
     if need.kind == "yesno":
-        lines = _yes_no(question, scored, need, lines)
+        asked = _first_question(question)  # "补贴要收费吗？咨询电话是多少？": the yes or no is read for its first part
+        ranked = None
+        if asked != question:
+            own = [k for k in keywords if k.lower() in asked.lower()] or keywords
+            ranked = scored_sentences(asked, packed.pieces, own, intent, packed.as_of)
+        lines = _yes_no(asked, scored, need, lines, ranked)
     text = "".join(fit_budget(lines, budget)).strip()
     return text + "".join(repeal_notes(text, packed, need.english))
 
 
-def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str]) -> list[str]:
-    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one."""
+def _first_question(question: str) -> str:
+    """The first of the questions asked together ("补贴要收费吗？咨询电话是多少？" -> "补贴要收费吗？"), else the
+    question."""
+    mark = _QUESTION_MARK.search(question)
+    return question[:mark.end()] if mark is not None and question[mark.end():].strip() else question
+
+
+def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str],
+            ranked: Sequence[Scored] | None = None) -> list[str]:
+    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one. Asked
+    with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
+    ``scored`` for the whole question says."""
     predicate = yes_no_predicate(question, need.modal)
-    best = _support(scored, predicate[:2])
+    best = _support(ranked if ranked is not None else scored, predicate[:2])
+    if ranked is not None and best is not None:
+        best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗") says neither yes nor no
     if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
         return [lead_line(need, "", False), *lines]
