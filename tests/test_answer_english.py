@@ -111,3 +111,19 @@ def test_a_who_question_is_answered_by_a_passives_agent_before_a_named_contact()
     answer = extractive_answer("Who assesses the seed grant applications?", p, "person", {},
                                ["assesses", "seed", "grant", "applications"])
     assert answer.startswith("Applications are scored by a panel of five senior researchers")
+
+
+def test_every_row_the_question_names_whole_is_looked_up_not_only_the_longest_name() -> None:
+    from lambdarag.answer.table_lookup import lookup
+    from lambdarag.answer.table_text import parse_table
+
+    rooms = parse_table("Room hire charges\n| Room | Capacity | Full day (USD) |\n| Lecture Hall A | 250 | 1000 |"
+                        "\n| Seminar Room 3 | 40 | 250 |\n| Board Room | 16 | 200 |")
+    assert rooms is not None
+    found = lookup(rooms, "Which is cheaper to hire for a full day, the Board Room or Seminar Room 3?")
+    assert found is not None and set(found.rows) == {1, 2}
+    fees = parse_table("住宿费标准\n| 校区 | 房型 | 住宿费 |\n| 东湖校区 | 四人间 | 1200 |\n| 东湖校区 | 六人间 | 800 |"
+                       "\n| 南山校区 | 四人间 | 1000 |")
+    assert fees is not None
+    one = lookup(fees, "东湖校区四人间的住宿费是多少？")  # not every 四人间 row, nor every 东湖校区 row
+    assert one is not None and one.rows == (0,)

@@ -194,7 +194,11 @@ def lookup(table: ParsedTable, question: str, texts: Sequence[str] = (), heading
     columns = _asked_columns(scores, {label} | _cell_columns(table, rows))
     if rows:
         best = max(s for s, _, _ in rows)
-        top = [(i, cells) for s, i, cells in rows if s == best][:MAX_ROWS]
+        # the best named row, and every other the question names as fully, by whole cells ("the Board Room or
+        # Seminar Room 3"; not every 历史类 row when 广东省历史类 is asked)
+        most = max(len(cells) for s, _, cells in rows if s == best)
+        top = [(i, cells) for s, i, cells in rows
+               if s == best or (len(cells) >= most and _named_whole(table.rows[i], cells))][:MAX_ROWS]
         column_score = sum(scores[i] for i in columns)
         return TableMatch(tuple(i for i, _ in top), columns, tuple("、".join(c) for _, c in top),
                           best + column_score, True, defined=_definitions_used(table, question, texts, columns))
@@ -205,6 +209,11 @@ def lookup(table: ParsedTable, question: str, texts: Sequence[str] = (), heading
             name = row[label] if label < len(row) else ""
             return TableMatch((extreme,), columns, (name,), scores[columns[0]] + 1.0, False, True)
     return None
+
+
+def _named_whole(row: Sequence[str], cells: Sequence[str]) -> bool:
+    """Whether the question names the row by one of its cells whole, not by a part of one."""
+    return any(cell in {c.strip() for c in row} for cell in cells)
 
 
 def _definitions_used(table: ParsedTable, question: str, texts: Sequence[str],
