@@ -58,6 +58,8 @@ def test_a_figure_joined_to_its_measure_by_a_hyphen_is_compared_with_the_limit(q
     ("Who can apply for a seed grant?", "conditions"),
     ("谁可以申请创业补贴？", "conditions"),
     ("Who assesses the applications?", "person"),
+    ("What is the cheapest fishing licence?", "amount"),  # a price asked: a figure with its currency answers
+    ("What does a parking permit cost?", "amount"),
 ])
 def test_the_need_of_an_english_question(question: str, kind: str) -> None:
     assert question_need(question).kind == kind
@@ -127,3 +129,11 @@ def test_every_row_the_question_names_whole_is_looked_up_not_only_the_longest_na
     assert fees is not None
     one = lookup(fees, "东湖校区四人间的住宿费是多少？")  # not every 四人间 row, nor every 东湖校区 row
     assert one is not None and one.rows == (0,)
+
+
+def test_asked_for_the_cheapest_a_sentence_with_a_price_answers() -> None:
+    p = _two_chunks(("rules", "You must carry your fishing licence when you fish."),
+                    ("prices", "A 1-day fishing licence costs £6.60. A 12-month fishing licence costs £35.80."))
+    keywords = ["cheapest", "fishing", "licence"]
+    answer = extractive_answer("What is the cheapest fishing licence?", p, "fact", {}, keywords)
+    assert answer.startswith("A 1-day fishing licence costs £6.60")
