@@ -122,10 +122,12 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     english = r"when|\bdeadline|\bdue (?:date|by)\b"
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
     assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
+    price = r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b"
     assert table_lookup.AMOUNT_WORDS.pattern == (
-        "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)")
+        f"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)|{price}")
     assert asked_values.AMOUNT_QUESTION.pattern == (
-        "多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)")
+        f"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)"
+        f"|{price}")
     assert table_lookup._MOST.pattern == "最多|最高|最大|最长|最贵|最快|第一"
     assert table_text._MOST.pattern == "最多|最高|最大|最长|最贵|最快"
     assert table_lookup._LEAST.pattern == table_text._LEAST.pattern == "最少|最低|最小|最短|最便宜|最慢"
