@@ -137,3 +137,12 @@ def test_asked_for_the_cheapest_a_sentence_with_a_price_answers() -> None:
     keywords = ["cheapest", "fishing", "licence"]
     answer = extractive_answer("What is the cheapest fishing licence?", p, "fact", {}, keywords)
     assert answer.startswith("A 1-day fishing licence costs £6.60")
+
+
+@pytest.mark.parametrize("rule", ["Smoking is prohibited in all university buildings.",
+                                  "Smoking is forbidden in all university buildings.",
+                                  "Smoking is banned in all university buildings."])
+def test_a_rule_that_prohibits_answers_no(rule: str) -> None:
+    p = handbook("Campus rules > Smoking", rule)
+    assert extractive_answer("Can I smoke in university buildings?", p, "fact", {},
+                             ["smoke", "university", "buildings"]).startswith("No")

@@ -91,7 +91,8 @@ FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")
-NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b")
+NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
+               r"\b(?:prohibited|forbidden|banned|ineligible)\b")  # a rule's refusal, as 禁止 is
 # not "被称为什么", "成为什么": those ask for a name
 REASON = (r"(?<![称译作成认视选改定名叫])为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
 REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")
