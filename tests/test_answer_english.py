@@ -146,3 +146,20 @@ def test_a_rule_that_prohibits_answers_no(rule: str) -> None:
     p = handbook("Campus rules > Smoking", rule)
     assert extractive_answer("Can I smoke in university buildings?", p, "fact", {},
                              ["smoke", "university", "buildings"]).startswith("No")
+
+
+@pytest.mark.parametrize(("question", "sentence", "lead"), [
+    # outside a rule's limit the rule's answer turns round: receipts are needed above $25
+    ("Do I need a receipt for a taxi fare of $40?", "Receipts are not needed for taxi fares under $25.", "Yes"),
+    ("Do I need a receipt for a taxi fare of $15?", "Receipts are not needed for taxi fares under $25.", "No"),
+    ("Can I buy equipment costing $8,000?", "Funds may be spent on equipment under $5,000.", "No"),
+    ("Can I buy equipment costing $3,000?", "Funds may be spent on equipment under $5,000.", "Yes"),
+    # the bound's own "no" negates nothing
+    ("Can I claim a hotel for 5 nights?", "A hotel may be claimed for no more than 3 nights.", "No"),
+    ("20岁可以申请吗？", "未满18周岁的不得申请。", "可以"),
+    ("补贴期限可以是5年吗？", "补贴期限不得超过3年。", "不可以"),
+])
+def test_a_figure_outside_a_rules_limit_turns_the_rules_answer_round(question: str, sentence: str, lead: str) -> None:
+    p = handbook("Rules > Limits", sentence)
+    keywords = [w for w in ("receipt", "taxi", "equipment", "hotel", "claim", "申请", "补贴期限") if w in question]
+    assert extractive_answer(question, p, "fact", {}, keywords).startswith(lead)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.limits import without_bounds
 from lambdarag.answer.needs import BARE, Need
 from lambdarag.answer.sentences import evidence_pieces, split_piece
 from lambdarag.text.patterns import CITATION_MARK
@@ -63,27 +64,31 @@ def shorten(line: str, budget: int) -> str:
     return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
 
 
-def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False) -> str:
+def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False) -> str:
     """"可以" / "不可以" / "需要"… (or "Yes" / "No") from the supporting sentence; "not stated" without support.
 
     The supporting sentence's negation decides: "不得/不予/无需…" answers no; so does a sentence that ``refuted``
-    the question's own terms: a figure it names lying outside the limit the sentence states ("40岁" against
-    "18至35周岁", answer/limits.py), the predicate asked said negated ("要收费吗" against "不收费"). Without
-    support — nothing in the evidence matches the question well enough — the answer says the documents do not say.
+    the question's own terms (the predicate asked said negated: "要收费吗" against "不收费"; free, asked whether one
+    pays; a day outside the days stated). A figure the question names ``outside`` the limit the sentence states
+    turns the sentence's answer round (answer/limits.py): "40岁" against "18至35周岁" is no, "$40" against "Receipts
+    are not needed for fares under $25" yes (the bound's own words, "不得超过", "no more than", negate nothing).
+    Without support — nothing in the evidence matches the question well enough — the answer says the documents do
+    not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
-    negated = bool((_NEGATION_EN if need.english else _NEGATION).search(CITATION_MARK.sub("", support)))
-    negative = negated or refuted
+    text = CITATION_MARK.sub("", support)
+    negated = bool((_NEGATION_EN if need.english else _NEGATION).search(without_bounds(text) if outside else text))
+    negative = negated != outside or refuted  # outside a rule's limit, the rule's yes or no is turned round
     if need.english:
         return "No." if negative else "Yes."
     modal = need.modal or "是"
     return (_NEGATED.get(modal) or f"不{modal}") if negative else _AFFIRMED.get(modal, modal)
 
 
-def lead_line(need: Need, support: str, supported: bool, refuted: bool = False) -> str:
+def lead_line(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False) -> str:
     """The yes/no lead as a line of its own, cited like the sentence it was read from."""
-    word = yes_no_lead(need, support, supported, refuted)
+    word = yes_no_lead(need, support, supported, refuted, outside)
     if not supported:
         return word
     m = _MARKS_AT_END.search(support)

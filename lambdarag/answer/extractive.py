@@ -92,16 +92,15 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     rest = [line for line in lines if _plain(line) not in said]
     if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
         return [support, *rest]
-    return [lead_line(need, support, True, _refuted(question, best, scored, predicate)) + support, *rest]
+    outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
+    return [lead_line(need, support, True, _refuted(question, best, scored, predicate), outside) + support, *rest]
 
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
-    """Whether the support says no without a word of refusal: a figure outside the limit ("40岁…吗" against
-    "年龄在18至35周岁之间"), the verb asked denied ("…要收费吗" against "不收费"), free when asked whether one pays,
-    or a day outside the days stated by a sentence of its chunk ("周六…吗" against "办公时间：周一至周五")."""
-    if figure_outside(question, best.sentence) or denies(best.sentence, predicate):
-        return True
-    if free_of_charge(question, best.sentence):
+    """Whether the support says no without a word of refusal: the verb asked denied ("…要收费吗" against "不收费"),
+    free when asked whether one pays, or a day outside the days stated by a sentence of its chunk ("周六…吗" against
+    "办公时间：周一至周五")."""
+    if denies(best.sentence, predicate) or free_of_charge(question, best.sentence):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
 

@@ -18,7 +18,8 @@ from lambdarag.text.english import stem
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
           "工作日": "工作日", "小时": "小时", "万元": "万元", "元": "元", "人": "人", "名": "人", "%": "%", "％": "%",
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
-          "hour": "小时", "employees": "人", "people": "人", "staff": "人"}
+          "hour": "小时", "employees": "人", "people": "人", "staff": "人",
+          "$": "$", "dollars": "$", "€": "€", "euros": "€", "£": "£", "pounds": "£", "¥": "元"}
 # a measure: one of _UNITS, or the English noun a figure counts ("50,000 homes", "12 stores"), compared by its stem
 _UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r"|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])"
 # not a day of a month ("4月18日"); thousands written with commas ("315,000")
@@ -26,6 +27,7 @@ _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # a figure joined to its measure by a hyphen counts too ("a 5-hour flight", "a 3-year contract")
 _FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
+_MONEY = re.compile(r"([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)")
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
 # the figure itself ("未满18周岁")
@@ -36,6 +38,15 @@ _LOWER_WORDS = ("不低于", "不少于", "不得少于", "至少", "最少", "�
 _STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "under", "below", "less than", "fewer than",
                      "超过", "高于", "大于", "多于", "over", "more than", "above"})
 _NOT_BEFORE = r"(?<![不未得])"  # "超过" inside "不超过" bounds from above
+
+
+_BOUND_WORDS = re.compile("|".join(sorted(map(re.escape, (*_UPPER_WORDS, *_LOWER_WORDS)), key=len, reverse=True)),
+                          re.IGNORECASE)
+
+
+def without_bounds(text: str) -> str:
+    """The text without its bounding words ("不得超过", "no more than"): their negation states a limit, not a no."""
+    return _BOUND_WORDS.sub(" ", text)
 
 
 def _bound_before(words: tuple[str, ...]) -> re.Pattern[str]:
@@ -67,6 +78,7 @@ class Limit:
 def figure_outside(question: str, sentence: str) -> bool:
     """Whether a figure the question names lies outside a limit the sentence states in the same measure, or the
     figure the sentence states outside a limit the question names ("above 90%" asked, "a rate of 78%" stated)."""
+    question, sentence = _currency_after(question), _currency_after(sentence)
     limits = stated_limits(sentence)
     if any(not limit.admits(value) for value, unit in _figures(question) for limit in limits if limit.unit == unit):
         return True
@@ -78,6 +90,11 @@ def figure_outside(question: str, sentence: str) -> bool:
         if values and not any(limit.admits(value) for value in values):
             return True
     return False
+
+
+def _currency_after(text: str) -> str:
+    """Money written with its sign first, as a measure after its figure ("under $5,000" -> "under 5,000 $")."""
+    return _MONEY.sub(r"\2 \1", text)
 
 
 def _figures(text: str, bounded: Sequence[tuple[int, int]] = ()) -> list[tuple[float, str]]:
