@@ -22,6 +22,8 @@ FEES = "收费标准（元）：20，备注：首次申领免费"
     ("Is parking free on Sundays?", HOURS, False),  # asks about free itself: read as any yes/no question
     ("首次申领身份证要交费吗？", FEES, True),
     ("补领身份证要交费吗？", FEES, False),  # free for a first application only
+    ("补领居住证要交费吗？", "首次申领居住证不收取费用；遗失补领的，收取工本费20元", False),
+    ("首次申领居住证要交费吗？", "首次申领居住证不收取费用；遗失补领的，收取工本费20元", True),
     ("办理居住证要收费吗？", "收费标准：不收费", True),
     ("Is there a charge for the museum?", "Admission is free for children under 12.", False),  # for children only
     ("Do children have to pay?", "Admission is free for children under 12.", True),
