@@ -163,3 +163,16 @@ def test_a_figure_outside_a_rules_limit_turns_the_rules_answer_round(question: s
     p = handbook("Rules > Limits", sentence)
     keywords = [w for w in ("receipt", "taxi", "equipment", "hotel", "claim", "申请", "补贴期限") if w in question]
     assert extractive_answer(question, p, "fact", {}, keywords).startswith(lead)
+
+
+@pytest.mark.parametrize(("question", "money", "span"), [
+    ("How long is the MSc Data Science?", "The MSc Data Science offers ten scholarships of £5,000 each.",
+     "The MSc Data Science lasts one year full-time."),  # a duration in words
+    ("How long is the Red Fox River?", "The Red Fox River festival awards a prize of £5,000.",
+     "The Red Fox River flows south for 214 kilometres."),  # a length
+])
+def test_how_long_a_thing_is_is_answered_by_a_duration_or_a_length_not_money(question: str, money: str,
+                                                                              span: str) -> None:
+    p = _two_chunks(("awards", money), ("facts", span))
+    keywords = ["msc", "data", "science"] if "MSc" in question else ["red", "fox", "river"]
+    assert extractive_answer(question, p, "fact", {}, keywords).startswith(span.rstrip("."))

@@ -37,8 +37,13 @@ DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.
                       r"|(?<![月\d])\d{1,3}\s*日(?=内|以内|之内|后)"  # "15日内", not the date "3月1日"
                       r"|(?<!\d)\d{1,2}\s*年(?!\d)"  # "2年", not the year "2014年"
                       r"|(?<![〇零一二三四五六七八九十])[一二三四五六七八九十两半]{1,3}\s*(?:个工作日|个月|天|周(?!岁)|年|小时|分钟)"
-                      r"|\d+\s*(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?)\b",
+                      r"|(?:\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\s*"
+                      r"(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?)\b",
                       re.IGNORECASE)
+# asked how long a thing is ("How long is the river?", "How long is the programme?"): a length or a duration
+_HOW_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.IGNORECASE)
+_LENGTH = re.compile(r"\d[\d,.]*\s*(?:km|kilomet(?:re|er)s?|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?"
+                     r"|yards?)\b|\d+(?:\.\d+)?\s*(?:米|公尺|公里|千米|厘米|毫米|英尺|英里|海里)", re.IGNORECASE)
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
@@ -86,7 +91,11 @@ class AskedValues:
 def asked_amount(question: str) -> re.Pattern[str]:
     """What an amount answering the question looks like: a duration asked how long ("多久", "how long does"),
     else a number in the measure it names, else any amount."""
-    return DURATION if DURATION_QUESTION.search(question) else counted_in(asked_measure(question))
+    if DURATION_QUESTION.search(question):
+        return DURATION
+    if _HOW_LONG_IS.search(question):
+        return re.compile(f"{DURATION.pattern}|{_LENGTH.pattern}", re.IGNORECASE)
+    return counted_in(asked_measure(question))
 
 
 def asked_event(question: str) -> re.Pattern[str] | None:
