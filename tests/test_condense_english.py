@@ -67,3 +67,12 @@ def test_a_follow_up_naming_no_subject_searches_the_sessions_beside_it() -> None
 def test_a_self_contained_english_question_is_left_as_it_is() -> None:
     condensed = condense("What is the maximum hotel rate in London?", [Turn("Is alcohol reimbursable?", "")], None)
     assert condensed.question == "What is the maximum hotel rate in London?" and condensed.method == "none"
+
+
+def test_they_after_a_who_question_stand_for_someone_named_or_are_left_as_they_are() -> None:
+    named = [Turn("Who manages the seed grants?", "Please contact Dr Maria Okonkwo, Research Funding Manager[1].")]
+    assert condense("What is their email?", named, None).question == "What is Dr Maria Okonkwo's email?"
+    unnamed = [Turn("When is the deadline for international applicants?", "30 June[1]."),
+               Turn("Who do I contact about it?", "Contact the Postgraduate Admissions Office[1].")]
+    assert condense("What is their email?", unnamed, None).question == "What is their email?"  # not the deadline's
+    assert condense("What is her email?", unnamed[:1], None).question == "What is her email?"  # nobody named

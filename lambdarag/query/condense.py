@@ -151,12 +151,24 @@ def _english_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str
     person = english_follow_up.person_pronoun(question)
     pronoun = english_follow_up.pronoun(question, person)
     if pronoun is not None:
-        entity = _antecedent(resolved, person=person)
+        # he/she, or they after "Who…?", stand for someone a turn named; nobody named: left as it is
+        someone = person or (bool(resolved) and english_follow_up.stands_for_who(pronoun, resolved[-1].question))
+        entity = _someone(resolved) if someone else _antecedent(resolved, person=False)
         if entity is None or entity.lower() in question.lower():
             return question, None
         return english_follow_up.replace_pronoun(question, pronoun, entity), entity
     swapped = english_follow_up.contrast(question, resolved[-1].question) if resolved else None
     return swapped if swapped is not None else (question, None)
+
+
+def _someone(turns: Sequence[Turn]) -> str | None:
+    """The person the latest turn that names one names, in its answer first."""
+    for turn in reversed(turns):
+        for text in (turn.answer, turn.question):
+            people = [e.name for e in extract_entities(text) if e.kind == "person"]
+            if people:
+                return people[0]
+    return None
 
 
 def _contrast(question: str, resolved: Sequence[Turn]) -> tuple[str, str] | None:

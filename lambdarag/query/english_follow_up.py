@@ -35,6 +35,8 @@ _COPULAS = frozenset({"is", "are", "was", "were"})
 _THING = re.compile(r"\b(?:(?P<possessive>its|their)|it(?!\s+(?:\w+\s+)?(?:to|that)\b)|they|them)\b", re.IGNORECASE)
 # "her" before a word is her possessive ("her email"), at the end her object ("contact her")
 _PERSON = re.compile(r"\b(?:(?P<possessive>his|her(?=\s+[A-Za-z]))|he|she|him|her)\b", re.IGNORECASE)
+_PLURAL = frozenset({"they", "them", "their"})
+_WHO = re.compile(r"^\s*(?:and\s+)?who(?:m|se)?\b", re.IGNORECASE)
 _LEAD = re.compile(r"^\s*(?:and|also|what about|how about)\b[\s,]*", re.IGNORECASE)
 
 
@@ -88,6 +90,12 @@ def pronoun(question: str, person: bool) -> re.Match[str] | None:
 
 def person_pronoun(question: str) -> bool:
     return _PERSON.search(question) is not None and _THING.search(question) is None
+
+
+def stands_for_who(pronoun: re.Match[str], previous: str) -> bool:
+    """Whether "they", "them" or "their" stands for whoever the previous question asked who is ("Who do I
+    contact?" then "What is their email?")."""
+    return pronoun.group(0).lower() in _PLURAL and _WHO.match(previous) is not None
 
 
 def replace_pronoun(question: str, match: re.Match[str], antecedent: str) -> str:
