@@ -158,10 +158,15 @@ def test_a_rule_that_prohibits_answers_no(rule: str) -> None:
     ("Can I claim a hotel for 5 nights?", "A hotel may be claimed for no more than 3 nights.", "No"),
     ("20岁可以申请吗？", "未满18周岁的不得申请。", "可以"),
     ("补贴期限可以是5年吗？", "补贴期限不得超过3年。", "不可以"),
+    # a bound said with a negation says no no ("no later than", "no more than")
+    ("Do applications have to arrive by 30 June?", "Applications must be received no later than 30 June.", "Yes"),
+    ("Can I claim a taxi?", "Taxi fares may be claimed, with no more than two journeys a day.", "Yes"),
+    ("Can I claim a taxi?", "Taxi fares may not be claimed.", "No"),
 ])
 def test_a_figure_outside_a_rules_limit_turns_the_rules_answer_round(question: str, sentence: str, lead: str) -> None:
     p = handbook("Rules > Limits", sentence)
-    keywords = [w for w in ("receipt", "taxi", "equipment", "hotel", "claim", "申请", "补贴期限") if w in question]
+    words = ("receipt", "taxi", "equipment", "hotel", "claim", "applications", "arrive", "申请", "补贴期限")
+    keywords = [w for w in words if w in question]
     assert extractive_answer(question, p, "fact", {}, keywords).startswith(lead)
 
 

@@ -71,14 +71,15 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     the question's own terms (the predicate asked said negated: "要收费吗" against "不收费"; free, asked whether one
     pays; a day outside the days stated). A figure the question names ``outside`` the limit the sentence states
     turns the sentence's answer round (answer/limits.py): "40岁" against "18至35周岁" is no, "$40" against "Receipts
-    are not needed for fares under $25" yes (the bound's own words, "不得超过", "no more than", negate nothing).
+    are not needed for fares under $25" yes. A bound's own words ("不得超过", "no more than", "no later than")
+    negate nothing.
     Without support — nothing in the evidence matches the question well enough — the answer says the documents do
     not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
     text = CITATION_MARK.sub("", support)
-    negated = bool((_NEGATION_EN if need.english else _NEGATION).search(without_bounds(text) if outside else text))
+    negated = bool((_NEGATION_EN if need.english else _NEGATION).search(without_bounds(text)))
     negative = negated != outside or refuted  # outside a rule's limit, the rule's yes or no is turned round
     if need.english:
         return "No." if negative else "Yes."

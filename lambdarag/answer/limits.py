@@ -40,12 +40,16 @@ _STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "under", 
 _NOT_BEFORE = r"(?<![不未得])"  # "超过" inside "不超过" bounds from above
 
 
-_BOUND_WORDS = re.compile("|".join(sorted(map(re.escape, (*_UPPER_WORDS, *_LOWER_WORDS)), key=len, reverse=True)),
-                          re.IGNORECASE)
+# a bound said with a negation: "no later than 30 June", "with no component below 6.0", "not exceeding 3 years"
+_NEGATED_BOUND = (r"\bno(?:t)?\s+(?:\w+\s+){0,2}?(?:later|earlier|sooner|more|less|fewer|longer|shorter|greater"
+                  r"|higher|lower|below|above|under|over|exceeding)\b(?:\s+than\b)?")
+_BOUND_WORDS = re.compile("|".join([_NEGATED_BOUND, *sorted(map(re.escape, (*_UPPER_WORDS, *_LOWER_WORDS)), key=len,
+                                                             reverse=True)]), re.IGNORECASE)
 
 
 def without_bounds(text: str) -> str:
-    """The text without its bounding words ("不得超过", "no more than"): their negation states a limit, not a no."""
+    """The text without its bounding words ("不得超过", "no more than", "no later than", "no component below"): their
+    negation states a limit, not a no."""
     return _BOUND_WORDS.sub(" ", text)
 
 
