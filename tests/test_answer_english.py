@@ -181,3 +181,13 @@ def test_how_long_a_thing_is_is_answered_by_a_duration_or_a_length_not_money(que
     p = _two_chunks(("awards", money), ("facts", span))
     keywords = ["msc", "data", "science"] if "MSc" in question else ["red", "fox", "river"]
     assert extractive_answer(question, p, "fact", {}, keywords).startswith(span.rstrip("."))
+
+
+@pytest.mark.parametrize(("question", "outside"), [
+    ("Can my household have three permits?", True),  # numbers in words are figures
+    ("Can my household have 3 permits?", True),
+    ("Can my household have two permits?", False),  # "no more than two" admits two: no "more than" inside it
+    ("Can my household have 1 permit?", False),
+])
+def test_a_limit_written_in_words_bounds_from_above(question: str, outside: bool) -> None:
+    assert figure_outside(question, "A household can have no more than two permits.") is outside

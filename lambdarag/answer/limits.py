@@ -27,6 +27,8 @@ _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # a figure joined to its measure by a hyphen counts too ("a 5-hour flight", "a 3-year contract")
 _FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _MONEY = re.compile(r"([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)")
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
@@ -37,7 +39,8 @@ _LOWER_WORDS = ("不低于", "不少于", "不得少于", "至少", "最少", "�
                 "no less than", "over", "more than", "above")
 _STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "under", "below", "less than", "fewer than",
                      "超过", "高于", "大于", "多于", "over", "more than", "above"})
-_NOT_BEFORE = r"(?<![不未得])"  # "超过" inside "不超过" bounds from above
+# "超过" inside "不超过", "more than" inside "no more than" bound from above
+_NOT_BEFORE = r"(?<![不未得])(?<!no )(?<!not )"
 
 
 # a bound said with a negation: "no later than 30 June", "with no component below 6.0", "not exceeding 3 years"
@@ -82,7 +85,7 @@ class Limit:
 def figure_outside(question: str, sentence: str) -> bool:
     """Whether a figure the question names lies outside a limit the sentence states in the same measure, or the
     figure the sentence states outside a limit the question names ("above 90%" asked, "a rate of 78%" stated)."""
-    question, sentence = _currency_after(question), _currency_after(sentence)
+    question, sentence = _as_figures(question), _as_figures(sentence)
     limits = stated_limits(sentence)
     if any(not limit.admits(value) for value, unit in _figures(question) for limit in limits if limit.unit == unit):
         return True
@@ -96,8 +99,10 @@ def figure_outside(question: str, sentence: str) -> bool:
     return False
 
 
-def _currency_after(text: str) -> str:
-    """Money written with its sign first, as a measure after its figure ("under $5,000" -> "under 5,000 $")."""
+def _as_figures(text: str) -> str:
+    """Money written with its sign first as a measure after its figure ("under $5,000" -> "under 5,000 $"), and
+    small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits")."""
+    text = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS.index(m.group(0).lower()) + 1), text)
     return _MONEY.sub(r"\2 \1", text)
 
 
