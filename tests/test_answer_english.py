@@ -191,3 +191,23 @@ def test_how_long_a_thing_is_is_answered_by_a_duration_or_a_length_not_money(que
 ])
 def test_a_limit_written_in_words_bounds_from_above(question: str, outside: bool) -> None:
     assert figure_outside(question, "A household can have no more than two permits.") is outside
+
+
+@pytest.mark.parametrize(("question", "row"), [
+    ("Which room has the largest capacity?", 3),  # an English superlative over the column asked
+    ("Which room is the cheapest to hire for a full day?", 2),
+    ("哪种证件的工本费最便宜？", None),  # in the fee table below
+])
+def test_a_superlative_picks_the_extreme_row_of_the_column_compared(question: str, row: int | None) -> None:
+    from lambdarag.answer.table_lookup import lookup
+    from lambdarag.answer.table_text import parse_table
+
+    rooms = parse_table("Room hire charges\n| Room | Capacity | Full day (USD) |\n| Lecture Hall A | 250 | 1000 |"
+                        "\n| Seminar Room 3 | 40 | 250 |\n| Board Room | 16 | 200 |\n| Sports Hall | 300 | 700 |")
+    fees = parse_table("证照工本费\n| 序号 | 项目 | 计费单位 | 收费标准（元） |\n| 1 | 身份证工本费 | 证 | 20 |"
+                       "\n| 2 | 户口簿工本费 | 本 | 8 |\n| 3 | 驾驶证工本费 | 证 | 10 |")
+    table = fees if row is None else rooms
+    assert table is not None
+    found = lookup(table, question)
+    # the price column is compared when the question names no column: 户口簿's 8 yuan
+    assert found is not None and found.rows == ((1,) if row is None else (row,))

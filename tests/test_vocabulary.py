@@ -128,9 +128,11 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     assert asked_values.AMOUNT_QUESTION.pattern == (
         f"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)"
         f"|{price}")
-    assert table_lookup._MOST.pattern == "最多|最高|最大|最长|最贵|最快|第一"
-    assert table_text._MOST.pattern == "最多|最高|最大|最长|最贵|最快"
-    assert table_lookup._LEAST.pattern == table_text._LEAST.pattern == "最少|最低|最小|最短|最便宜|最慢"
+    most_en = r"\b(?:highest|largest|biggest|greatest|longest|most)\b"
+    least_en = r"\b(?:lowest|smallest|shortest|cheapest|least|fewest)\b"
+    assert table_lookup._MOST.pattern == f"最多|最高|最大|最长|最贵|最快|第一|{most_en}"
+    assert table_text._MOST.pattern == f"最多|最高|最大|最长|最贵|最快|{most_en}"
+    assert table_lookup._LEAST.pattern == table_text._LEAST.pattern == f"最少|最低|最小|最短|最便宜|最慢|{least_en}"
 
 
 @pytest.mark.parametrize(("question", "date", "amount", "value"), [

@@ -16,6 +16,12 @@ def cue_pattern(*cues: str, flags: int = 0) -> re.Pattern[str]:
 
 MOST = ("最多", "最高", "最大", "最长", "最贵", "最快")
 LEAST = ("最少", "最低", "最小", "最短", "最便宜", "最慢")
+MOST_EN = (r"\b(?:highest|largest|biggest|greatest|longest|most)\b",)
+LEAST_EN = (r"\b(?:lowest|smallest|shortest|cheapest|least|fewest)\b",)
+# the column a price superlative reads when the question names none ("哪种证件的工本费最便宜", "the cheapest licence")
+PRICE_SUPERLATIVE = ("最便宜", "最贵", r"\bcheapest\b", r"\b(?:most|least) expensive\b")
+PRICE_HEADER = ("元", "价格", "收费", "费用", "金额", r"\bprices?\b", r"\bfees?\b", r"\bcosts?\b", r"\bcharges?\b",
+                r"\busd\b", r"\bgbp\b", r"\beur\b", r"[$£€]")
 RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the column's maximum too
 
 # ("哪个月" is left out: "哪个月…最多" picks a table's row by its label, which names a month, not a date)

@@ -33,8 +33,10 @@ PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商�
 EXACT_COLUMN = 3.0  # a header quoted in the question outweighs shared words
 NAMED_WEIGHT = 1.0  # a named cell's specificity on top of the words a row shares with the question
 TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|total|sum)\b", re.IGNORECASE)
-_MOST = cue_pattern(*cues.MOST, *cues.RANKED_FIRST)
-_LEAST = cue_pattern(*cues.LEAST)
+_MOST = cue_pattern(*cues.MOST, *cues.RANKED_FIRST, *cues.MOST_EN, flags=re.IGNORECASE)
+_PRICE_SUPERLATIVE = cue_pattern(*cues.PRICE_SUPERLATIVE, flags=re.IGNORECASE)
+_PRICE_HEADER = cue_pattern(*cues.PRICE_HEADER, flags=re.IGNORECASE)
+_LEAST = cue_pattern(*cues.LEAST, *cues.LEAST_EN, flags=re.IGNORECASE)
 _BRACKET = re.compile(r"\s*[(（][^()（）]*[)）]\s*")
 _UNIT = re.compile(r"[(（]([^()（）/]{1,6})[)）]")
 _WHICH = cue_pattern(*cues.WHICH, flags=re.IGNORECASE)
@@ -157,6 +159,12 @@ def _asked_columns(scores: Sequence[float], skip: set[int]) -> tuple[int, ...]:
     return tuple(i for s, i in candidates if s == best)
 
 
+def _price_column(table: ParsedTable) -> tuple[int, ...]:
+    """The one column whose header names a price or a currency ("收费标准（元）", "Full day (USD)"), else none."""
+    priced = tuple(i for i, header in enumerate(table.header) if _PRICE_HEADER.search(header))
+    return priced if len(priced) == 1 else ()
+
+
 def _superlative(table: ParsedTable, column: int, question: str) -> int:
     """For 最多/最高/最少… the row with the extreme number in ``column``, totals excluded; -1 if none."""
     most, least = _MOST.search(question), _LEAST.search(question)
@@ -202,6 +210,8 @@ def lookup(table: ParsedTable, question: str, texts: Sequence[str] = (), heading
         column_score = sum(scores[i] for i in columns)
         return TableMatch(tuple(i for i, _ in top), columns, tuple("、".join(c) for _, c in top),
                           best + column_score, True, defined=_definitions_used(table, question, texts, columns))
+    if len(columns) != 1 and _PRICE_SUPERLATIVE.search(question):
+        columns = _price_column(table) or columns  # "the cheapest licence": the price is the column compared
     if len(columns) == 1:
         extreme = _superlative(table, columns[0], question)
         if extreme >= 0:

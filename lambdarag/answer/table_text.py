@@ -22,8 +22,8 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[A-Za-z]{2,}|\d+(?:\.\d+)?")
 _MIXED = re.compile(r"[A-Za-z0-9]+[\u3400-\u9fff]")  # "C类", "2号", "4月": the letter or number is the point
 _FOOTNOTE = re.compile(r"^\s*(?:注|备注|说明|资料来源|数据来源)\s*[:：]")
-_MOST = cue_pattern(*cues.MOST)
-_LEAST = cue_pattern(*cues.LEAST)
+_MOST = cue_pattern(*cues.MOST, *cues.MOST_EN, flags=re.IGNORECASE)
+_LEAST = cue_pattern(*cues.LEAST, *cues.LEAST_EN, flags=re.IGNORECASE)
 _YEAR_HEAD = re.compile(r"(?:19|20)\d{2}\s*(?:年度?|年末|年初)?|FY\s?\d{2,4}", re.IGNORECASE)  # "2023年", "FY2024"
 FORM_ROWS = 3  # a form has at least this many fields
 FORM_LABEL_CHARS = 16  # a form's label ("办理时限", "Processing time") is at most this long
