@@ -15,6 +15,7 @@ from lambdarag.text.tokenizer import has_cjk, stopwords
 
 MAX_SUBJECT_WORDS = 4  # a longer tail is a clause, not the noun phrase a question is about
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&.,-]*(?<![.,])")
+_WORD_SPAN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&-]*")  # a word of the previous question, with where it stands
 _LATIN = re.compile(r"[A-Za-z]")
 # a time, not a subject: a year or a period with its digits (2022, FY2022, Q3), a month
 _TIME = re.compile(r"^(?:[A-Za-z]{0,2}\d[\d-]*|(?:January|February|March|April|May|June|July|August|September|October"
@@ -28,10 +29,10 @@ _OPENING = frozenset({"what", "which", "who", "whom", "whose", "where", "when", 
                       "often", "far", "soon", "old",
                       "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will", "would",
                       "may", "must", "shall", "am", "has", "have", "had", "i", "we", "you"})
-# "it" before "to…" or "that…" by a word at most is the dummy subject ("Is it possible to…", "How long does it take
-# to…"), no reference
 _PARTICIPLE = re.compile(r"^[a-z]+ed$")  # a passive's verb ("replaced", "approved") ends the question, not its subject
 _COPULAS = frozenset({"is", "are", "was", "were"})
+# "it" before "to…" or "that…" by a word at most is the dummy subject ("Is it possible to…", "How long does it take
+# to…"), no reference
 _THING = re.compile(r"\b(?:(?P<possessive>its|their)|it(?!\s+(?:\w+\s+)?(?:to|that)\b)|they|them)\b", re.IGNORECASE)
 # "her" before a word is her possessive ("her email"), at the end her object ("contact her")
 _PERSON = re.compile(r"\b(?:(?P<possessive>his|her(?=\s+[A-Za-z]))|he|she|him|her)\b", re.IGNORECASE)
@@ -89,6 +90,7 @@ def pronoun(question: str, person: bool) -> re.Match[str] | None:
 
 
 def person_pronoun(question: str) -> bool:
+    """Whether the question's pronoun stands for a person (he, her…) and none for a thing (it, they…)."""
     return _PERSON.search(question) is not None and _THING.search(question) is None
 
 
@@ -106,6 +108,7 @@ def replace_pronoun(question: str, match: re.Match[str], antecedent: str) -> str
 
 
 def drop_lead(question: str) -> str:
+    """"And what is the deadline for X?" -> "What is the deadline for X?": the lead only linked it to its turn."""
     rest = _LEAD.sub("", question, count=1)
     return rest[:1].upper() + rest[1:] if rest else question
 
@@ -131,8 +134,6 @@ def contrast(question: str, previous: str) -> tuple[str, str] | None:
         return None
     return previous[:best[1]] + phrase + previous[best[2]:], phrase
 
-
-_WORD_SPAN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&-]*")
 
 
 def _shared(span: list[str], phrase: list[str]) -> int:
