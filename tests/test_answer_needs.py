@@ -770,6 +770,14 @@ def test_asked_where_the_materials_go_the_sentence_saying_where_answers_not_the_
     ("Does the dam supply more than 50,000 homes?", "It supplies electricity to about 40,000 homes.", True),
     ("Does the dam supply more than 30,000 homes?", "It supplies electricity to about 40,000 homes.", False),
     ("Did it open more than 10 stores?", "The company opened 47 new stores.", False),  # "47 new" counts no stores
+    # counts in Chinese numerals, a short verb between a bound and its figure
+    ("补贴可以领三年吗？", "补贴期限最长不超过两年。", True),
+    ("补贴可以领1年吗？", "补贴期限最长不超过两年。", False),
+    ("45岁可以申请吗？", "申请人年龄在十八至三十五周岁之间。", True),
+    ("一个家庭可以办三张停车证吗？", "每户最多办理两张停车证。", True),
+    ("一个家庭可以办两张停车证吗？", "每户最多办理两张停车证。", False),
+    ("一年级学生可以申请吗？", "工作满3年的可以申请。", False),  # 一年级 is a school year, not a year's count
+    ("二〇二三年毕业的可以申请吗？", "毕业不超过两年。", False),  # a year written digit by digit is a date
 ])
 def test_a_figure_outside_the_stated_limit(question: str, sentence: str, outside: bool) -> None:
     from lambdarag.answer.limits import figure_outside

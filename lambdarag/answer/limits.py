@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem
+from lambdarag.text.numerals import count_value
 
 # measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
           "工作日": "工作日", "小时": "小时", "万元": "万元", "元": "元", "人": "人", "名": "人", "%": "%", "％": "%",
+          "张": "张", "次": "次", "项": "项", "家": "家", "所": "所", "套": "套", "辆": "辆",
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
           "hour": "小时", "employees": "人", "people": "人", "staff": "人",
           "$": "$", "dollars": "$", "€": "€", "euros": "€", "£": "£", "pounds": "£", "¥": "元"}
@@ -29,6 +31,10 @@ _FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+# a count in Chinese numerals before its measure or a range's other end ("两年", "三张", "十八至三十五周岁")
+_CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d])([一二三四五六七八九十两]{1,3})"
+                       r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"
+                       r"|\s*(?:至|到|~|～)\s*[一二三四五六七八九十两\d])")
 _MONEY = re.compile(r"([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)")
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
@@ -57,7 +63,9 @@ def without_bounds(text: str) -> str:
 
 
 def _bound_before(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(rf"{_NOT_BEFORE}({'|'.join(words)})\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
+    """A bound word before its figure, a short Chinese verb between them allowed ("每户最多办理两张")."""
+    return re.compile(rf"{_NOT_BEFORE}({'|'.join(words)})[\u4e00-\u9fff]{{0,3}}?\s*{_NUMBER}\s*({_UNIT})",
+                      re.IGNORECASE)
 
 
 _UPPER_BEFORE = _bound_before(_UPPER_WORDS)
@@ -101,8 +109,10 @@ def figure_outside(question: str, sentence: str) -> bool:
 
 def _as_figures(text: str) -> str:
     """Money written with its sign first as a measure after its figure ("under $5,000" -> "under 5,000 $"), and
-    small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits")."""
+    small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits", "不超过两年"
+    -> "不超过2年"; not 年级, 年度, 年代)."""
     text = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS.index(m.group(0).lower()) + 1), text)
+    text = _CN_COUNT.sub(lambda m: str(count_value(m.group(1)) or m.group(1)), text)
     return _MONEY.sub(r"\2 \1", text)
 
 

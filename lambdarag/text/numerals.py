@@ -30,3 +30,10 @@ def tens_value(numeral: str, table: dict[str, int], unknown: int | None) -> int 
     if high is None or low is None:
         return None
     return high * 10 + low
+
+
+def count_value(numeral: str) -> int | None:
+    """A count of 1 to 99 in Chinese numerals (三, 两, 十, 十八, 三十五), None for anything else."""
+    if TEN not in numeral:
+        return COUNT_DIGITS.get(numeral) if len(numeral) == 1 else None
+    return tens_value(numeral, COUNT_DIGITS, unknown=None)
