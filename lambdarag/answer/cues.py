@@ -89,11 +89,15 @@ YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "h
              "will", "would", "may", "must", "am", "shall")
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",
                  "何时", "还是", r"\bor\b")
-# a yes/no question asking whether one pays, and a clause saying the thing is free (answer/charges.py)
+# a yes/no question asking whether one pays, and a clause saying the thing is free (answer/opposites.py)
 PAY_ASKED = ("收费", "交费", "缴费", "付费", "花钱", "要钱", "掏钱", r"\bpay\b", r"\bpaid\b", r"\bcharged?\b",
              r"\bfees?\b", r"\bcosts? (?:any)?thing\b", r"\bcost money\b")
 FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付费", "不需付费", r"(?<![-\w])free\b(?![-\w])",
                   r"\bno charge\b", r"\bwithout charge\b", r"\bat no cost\b")
+# open asked, closed stated, and the other way round
+OPEN_ASKED = ("开放", "营业", "开门", "办公", r"\bopen\b")
+CLOSED = ("闭馆", "关闭", "休息", "停止营业", "不开放", "不营业", "不办公", r"\bclosed\b")
+OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED))
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")

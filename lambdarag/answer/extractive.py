@@ -13,11 +13,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from lambdarag.answer.charges import free_of_charge
 from lambdarag.answer.compose import fit_budget, lead_line
 from lambdarag.answer.context import Packed
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, denies, is_english, question_need, yes_no_predicate
+from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     MAX_SENTENCES,
@@ -98,9 +98,9 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
     """Whether the support says no without a word of refusal: the verb asked denied ("…要收费吗" against "不收费"),
-    free when asked whether one pays, or a day outside the days stated by a sentence of its chunk ("周六…吗" against
-    "办公时间：周一至周五")."""
-    if denies(best.sentence, predicate) or free_of_charge(question, best.sentence):
+    the opposite of what is asked (free asked whether one pays, closed asked whether open), or a day outside the
+    days stated by a sentence of its chunk ("周六…吗" against "办公时间：周一至周五")."""
+    if denies(best.sentence, predicate) or says_opposite(question, best.sentence):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
 

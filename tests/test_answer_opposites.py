@@ -1,5 +1,6 @@
-"""Yes/no read without a word of refusal: free when asked whether one pays, a day outside the days a sentence of
-the support's chunk states, and an FAQ answer that opens with its own yes or no."""
+"""Yes/no read without a word of refusal: the opposite of what is asked (free when asked whether one pays, closed
+when asked whether open), a day outside the days a sentence of the support's chunk states, and an FAQ answer that
+opens with its own yes or no."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from lambdarag.answer.charges import free_of_charge
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
+from lambdarag.answer.opposites import says_opposite
 from lambdarag.records import Chunk
 
 HOURS = "Restrictions apply Monday to Saturday, 8am to 6.30pm. Parking is free on Sundays and bank holidays."
@@ -28,9 +29,16 @@ FEES = "收费标准（元）：20，备注：首次申领免费"
     ("Is there a charge for the museum?", "Admission is free for children under 12.", False),  # for children only
     ("Do children have to pay?", "Admission is free for children under 12.", True),
     ("Do I have to pay to call?", "Call our toll-free number.", False),
+    # open asked, closed stated, on the days asked; and the other way round
+    ("Is the museum open on Mondays?", "The museum is closed on Mondays.", True),
+    ("Is the museum open on Tuesdays?", "The museum is closed on Mondays.", False),
+    ("Is the office closed on Sundays?", "The office is open on Sundays from 10am.", True),
+    ("Is the office closed on Sundays?", "The office is open Monday to Saturday.", False),
+    ("图书馆周日开放吗？", "图书馆每周日闭馆。", True),
+    ("Is the museum open on Mondays?", "The shop is close to the museum.", False),  # near, not closed
 ])
 def test_free_answers_a_question_whether_one_pays(question: str, sentence: str, free: bool) -> None:
-    assert free_of_charge(question, sentence) is free
+    assert says_opposite(question, sentence) is free
 
 
 def faq(*lines: str) -> Any:

@@ -1,0 +1,56 @@
+"""Whether a yes/no question is answered no by a clause stating the opposite of what it asks.
+
+"Do I have to pay for parking on Sundays?" asked of "Restrictions apply Monday to Saturday. Parking is free on
+Sundays and bank holidays.", "首次申领身份证要交费吗" of "首次申领免费", "Is the museum open on Mondays?" of "The
+museum is closed on Mondays": no word of the sentence refuses, yet the answer is no. Each pair is what a question
+asks and its opposite (pay / free, open / closed, and the other way round); a question saying the opposite itself
+("Is parking free?") is read as any yes/no question. A clause naming days says it of those days only ("free on
+Sundays" answers nothing of Mondays), a clause naming whom it holds for says it of them only. Pure functions; the
+yes/no lead reads them (answer/extractive.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lambdarag.answer import cues
+from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.weekdays import asked_days, stated_days
+
+# (what a question asks, the opposite a clause states)
+_PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite, flags=re.IGNORECASE))
+               for asked, opposite in cues.OPPOSITES)
+_CLAUSE = re.compile(r"[^.;。；！!？?]+")
+_FOR = re.compile(r"\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?([A-Za-z]+)", re.IGNORECASE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def says_opposite(question: str, sentence: str) -> bool:
+    """Whether the question asks a thing (paying, open) and a clause of the sentence states its opposite (free,
+    closed), on the days the question names when the clause names days, for whom it asks when the clause names whom."""
+    days = asked_days(question)
+    for asked, opposite in _PAIRS:
+        if not asked.search(question) or opposite.search(question):
+            continue
+        for clause in _CLAUSE.findall(sentence):
+            said = opposite.search(clause)
+            if said is None or not _for_the_asked(clause, said, question):
+                continue
+            stated, _ = stated_days(clause)
+            if not days or not stated or days & stated:
+                return True
+    return False
+
+
+def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:
+    """Whether what a clause says holds for what the question asks: unqualified, or qualified by words the question
+    says too ("free for children" asked of children; "首次申领免费" asked of 首次申领, not of 补领)."""
+    after = _FOR.match(clause, said.end())
+    if after is not None and after.group(1).lower() not in question.lower():
+        return False
+    before = re.split(r"[：:，,、]", clause[:said.start()])[-1]
+    cjk = "".join(_CJK.findall(before))
+    if len(cjk) < 2:
+        return True
+    pairs = {cjk[i:i + 2] for i in range(len(cjk) - 1)}
+    return sum(1 for pair in pairs if pair in question) * 2 > len(pairs)  # most of them
