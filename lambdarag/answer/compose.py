@@ -72,9 +72,8 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     pays; a day outside the days stated). A figure the question names ``outside`` the limit the sentence states
     turns the sentence's answer round (answer/limits.py): "40岁" against "18至35周岁" is no, "$40" against "Receipts
     are not needed for fares under $25" yes. A bound's own words ("不得超过", "no more than", "no later than")
-    negate nothing.
-    Without support — nothing in the evidence matches the question well enough — the answer says the documents do
-    not say.
+    negate nothing. Without support — nothing in the evidence matches the question well enough — the answer says
+    the documents do not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
