@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lambdarag.text.english import stem
+from lambdarag.text.english import stem, word_stems
 from lambdarag.text.tokenizer import has_cjk
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
@@ -34,7 +34,7 @@ class Unsaid:
         words = {stem(part.lower()) for w in keywords if w.isascii() for part in _LATIN_WORD.findall(w)
                  if len(part) > 1}  # "part-time": part, time
         return cls(frozenset(c for word in keywords for c in word if has_cjk(c) and c not in subject),
-                   frozenset(words - _stems(subject)) if words else frozenset())
+                   frozenset(words - word_stems(subject)) if words else frozenset())
 
     def echo(self, sentence: str) -> float:
         """The share of the unsaid characters the sentence holds (the score's echo; Chinese only)."""
@@ -43,15 +43,10 @@ class Unsaid:
     def said(self, sentence: str, echo: float) -> bool:
         """Whether the sentence says any of the question's words beyond the page's subject (a yes/no answer needs
         one: "Is the parking permit free?" is not answered by "Service: Annual staff parking permit")."""
-        return (echo > 0 or not self.characters) and (not self.words or bool(self.words & _stems(sentence)))
-
+        return (echo > 0 or not self.characters) and (not self.words or bool(self.words & word_stems(sentence)))
 
     def said_in(self, shown: str, own: str, echo: float) -> bool:
         """``said`` of a sentence read with what it answers (``own``: its matched text without the chunk's heading;
         an FAQ answer with its question: "Yes. Residents can buy visitor vouchers" says "zone" by "Can visitors
         park in the zone?")."""
         return self.said(own, self.echo(own)) if own != shown else self.said(shown, echo)
-
-
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w.lower()) for w in _LATIN_WORD.findall(text))

@@ -36,6 +36,7 @@ _SPACE_RE = re.compile(r"\s+")
 # "a" and "i", which start sentences, and every other letter is kept by the ordinary rule anyway.
 _TICKER_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
 _LOWER_RE = re.compile(r"[a-z]")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 CENTURY_PIVOT = 70  # two-digit years below this are 20yy, the others 19yy (FY22 -> 2022, FY98 -> 1998)
 
 
@@ -64,6 +65,11 @@ _STEM, STEMMER_NAME = _load_stemmer()
 def stem(word: str) -> str:
     """Snowball English (Porter2) stem of a lower-case word: 'companies' -> 'compani'."""
     return _STEM(word)
+
+
+def word_stems(text: str) -> frozenset[str]:
+    """The stems of a text's English words, case-folded ("Hotel rates" -> hotel, rate)."""
+    return frozenset(stem(word.lower()) for word in _LATIN_WORD_RE.findall(text))
 
 
 def ticker_starts(nfkc: str) -> frozenset[int]:

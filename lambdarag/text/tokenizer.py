@@ -29,7 +29,6 @@ from importlib import resources
 from typing import NamedTuple
 
 from lambdarag.text import english
-from lambdarag.text.english import stem as english_stem
 from lambdarag.text.terms import TermIndex
 
 TOKENIZER_VERSION = 6  # bump when the token rules or the stopword list change: BM25 indexes record it
@@ -43,7 +42,6 @@ _DIGITS_RE = re.compile(r"\d+")
 _ASCII_ALNUM_RE = re.compile(r"[a-z0-9]")
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _LATIN_RE = re.compile(r"[a-z]")
-_WORD_RE = re.compile(r"[a-z]+")
 _UPPER_RE = re.compile(r"[A-Z]")
 # A stretch without CJK characters or CJK punctuation: English rules apply where it holds a Latin letter.
 _RUN_RE = re.compile(r"[^\u3000-\u303f\u3400-\u9fff\uf900-\ufaff]+")
@@ -370,12 +368,12 @@ def keyword_overlap(keywords: Sequence[str], text: str, inflected: bool = False)
     """Fraction of ``keywords`` found in normalize(text); 0.0 when there are no keywords. With ``inflected``, an
     English keyword is also found as another form of its word ("hotels" in "hotel rate": one Snowball stem)."""
     keys, haystack = [normalize(k) for k in keywords], normalize(text)
-    english = [k.isascii() and k.isalpha() for k in keys]
-    if not inflected or not any(english):
+    latin = [k.isascii() and k.isalpha() for k in keys]
+    if not inflected or not any(latin):
         return keyword_share(keys, haystack)
-    stems = {english_stem(word) for word in _WORD_RE.findall(haystack)}
-    found = sum(1 for k, latin in zip(keys, english, strict=True)
-                if k in haystack or (latin and english_stem(k) in stems))
+    stems = english.word_stems(haystack)
+    found = sum(1 for k, word in zip(keys, latin, strict=True)
+                if k in haystack or (word and english.stem(k) in stems))
     return found / len(keys)
 
 
