@@ -13,6 +13,7 @@ from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.dates import mentions_date
 from lambdarag.text.english import stem
+from lambdarag.text.numerals import ENGLISH_NUMBERS
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
@@ -37,13 +38,14 @@ DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.
                       r"|(?<![月\d])\d{1,3}\s*日(?=内|以内|之内|后)"  # "15日内", not the date "3月1日"
                       r"|(?<!\d)\d{1,2}\s*年(?!\d)"  # "2年", not the year "2014年"
                       r"|(?<![〇零一二三四五六七八九十])[一二三四五六七八九十两半]{1,3}\s*(?:个工作日|个月|天|周(?!岁)|年|小时|分钟)"
-                      r"|(?:\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\s*"
+                      rf"|(?:\d+|\b(?:{'|'.join(ENGLISH_NUMBERS)}))\s*"
                       r"(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?)\b",
                       re.IGNORECASE)
 # asked how long a thing is ("How long is the river?", "How long is the programme?"): a length or a duration
 _HOW_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.IGNORECASE)
 _LENGTH = re.compile(r"\d[\d,.]*\s*(?:km|kilomet(?:re|er)s?|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?"
                      r"|yards?)\b|\d+(?:\.\d+)?\s*(?:米|公尺|公里|千米|厘米|毫米|英尺|英里|海里)", re.IGNORECASE)
+_SPAN = re.compile(f"{DURATION.pattern}|{_LENGTH.pattern}", re.IGNORECASE)  # a duration or a length
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
@@ -94,7 +96,7 @@ def asked_amount(question: str) -> re.Pattern[str]:
     if DURATION_QUESTION.search(question):
         return DURATION
     if _HOW_LONG_IS.search(question):
-        return re.compile(f"{DURATION.pattern}|{_LENGTH.pattern}", re.IGNORECASE)
+        return _SPAN
     return counted_in(asked_measure(question))
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem
-from lambdarag.text.numerals import count_value
+from lambdarag.text.numerals import ENGLISH_NUMBERS, count_value
 
 # measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
@@ -29,8 +29,7 @@ _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # a figure joined to its measure by a hyphen counts too ("a 5-hour flight", "a 3-year contract")
 _FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
-_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(ENGLISH_NUMBERS)})\b", re.IGNORECASE)
 # a count in Chinese numerals before its measure or a range's other end ("两年", "三张", "十八至三十五周岁")
 _CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d])([一二三四五六七八九十两]{1,3})"
                        r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"
@@ -47,8 +46,6 @@ _STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "under", 
                      "超过", "高于", "大于", "多于", "over", "more than", "above"})
 # "超过" inside "不超过", "more than" inside "no more than" bound from above
 _NOT_BEFORE = r"(?<![不未得])(?<!no )(?<!not )"
-
-
 # a bound said with a negation: "no later than 30 June", "with no component below 6.0", "not exceeding 3 years"
 _NEGATED_BOUND = (r"\bno(?:t)?\s+(?:\w+\s+){0,2}?(?:later|earlier|sooner|more|less|fewer|longer|shorter|greater"
                   r"|higher|lower|below|above|under|over|exceeding)\b(?:\s+than\b)?")
@@ -111,7 +108,7 @@ def _as_figures(text: str) -> str:
     """Money written with its sign first as a measure after its figure ("under $5,000" -> "under 5,000 $"), and
     small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits", "不超过两年"
     -> "不超过2年"; not 年级, 年度, 年代)."""
-    text = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS.index(m.group(0).lower()) + 1), text)
+    text = _NUMBER_WORD.sub(lambda m: str(ENGLISH_NUMBERS.index(m.group(0).lower()) + 1), text)
     text = _CN_COUNT.sub(lambda m: str(count_value(m.group(1)) or m.group(1)), text)
     return _MONEY.sub(r"\2 \1", text)
 

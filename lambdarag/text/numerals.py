@@ -11,6 +11,8 @@ DIGITS: dict[str, int] = {
     **dict.fromkeys(ZEROS, 0), **{ch: i for i, ch in enumerate(ONE_TO_NINE, start=1)}, TWO_COUNTING: 2,
 }
 
+# Small counts an English text writes in words ("two permits", "one year"), one to twelve in order
+ENGLISH_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 # A written date spells its digits one by one (二〇二三年): 两 only counts, it is never a digit there.
 DATE_DIGITS: dict[str, int] = {ch: value for ch, value in DIGITS.items() if ch != TWO_COUNTING}
 # A count (近五年, 两年, 十年) has no zero, and 十 alone is ten.
