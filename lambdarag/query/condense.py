@@ -163,11 +163,15 @@ def _english_condense(question: str, resolved: Sequence[Turn]) -> tuple[str, str
 
 def _someone(turns: Sequence[Turn]) -> str | None:
     """The person the latest turn that names one names, in its answer first."""
-    for turn in reversed(turns):
-        for text in (turn.answer, turn.question):
-            people = [e.name for e in extract_entities(text) if e.kind == "person"]
-            if people:
-                return people[0]
+    return next((name for turn in reversed(turns) if (name := _person_named(turn.answer, turn.question))), None)
+
+
+def _person_named(*texts: str) -> str | None:
+    """The first person the first of ``texts`` that names one names."""
+    for text in texts:
+        people = [e.name for e in extract_entities(text) if e.kind == "person"]
+        if people:
+            return people[0]
     return None
 
 
@@ -267,10 +271,8 @@ def main_entity(turn: Turn, person: bool = False) -> str | None:
     """The most salient entity of a turn's question, else of its answer, else the question's subject."""
     question = _strip(turn.question)
     if person:
-        for text in (turn.answer, question):
-            people = [e for e in extract_entities(text) if e.kind == "person"]
-            if people:
-                return people[0].name
+        if named := _person_named(turn.answer, question):
+            return named
         if 0 < len(turn.answer.strip()) <= 6 and not _BAD_SUBJECT.search(turn.answer):
             return _strip(turn.answer)  # a bare name as the whole answer ("张敏")
     title = _TITLE.search(question)
