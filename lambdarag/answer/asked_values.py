@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.text.dates import mentions_date
+from lambdarag.text.dates import mentions_date, names_year_alone
 from lambdarag.text.english import stem
 from lambdarag.text.numerals import ENGLISH_NUMBERS
 
@@ -81,9 +81,10 @@ class AskedValues:
         return VALUE_BONUS if self.amount is not None and self.amount.search(sentence) else 0.0
 
     def carries(self, sentence: str, value: float) -> bool:
-        """Whether the sentence holds what the question's own words ask: the value it scored ``value`` for or,
-        asked when, a year said alone ("incorporated in 1929", which the date bonus leaves to the words)."""
-        return self.in_words and (value > 0 or (self.date and mentions_date(sentence, year=True)))
+        """Whether the sentence holds what the question's own words ask: the value it scored ``value`` for (from
+        ``value_bonus``, which has read its dates) or, asked when, a year said alone ("incorporated in 1929", which
+        the date bonus leaves to the words)."""
+        return self.in_words and (value > 0 or (self.date and names_year_alone(sentence)))
 
     def event_bonus(self, sentence: str) -> float:
         """EVENT_BONUS for a sentence naming the event asked, in any of its words."""

@@ -76,16 +76,19 @@ def years_of(dates: Iterable[str]) -> list[int]:
     return sorted({int(d[:4]) for d in dates if d[:4].isdigit()})
 
 
-def mentions_date(text: str, within: bool = False, month: bool = False, year: bool = False) -> bool:
+def mentions_date(text: str, within: bool = False, month: bool = False) -> bool:
     """Whether ``text`` names a date: one ``find_dates`` reads, or a day of a month without its year; ``within``:
     or a span a deadline is given in ("返回后30天内", "within 30 days"); ``month``: or a month alone, as a yearly
-    time is given ("每年3月", "the end of January"); ``year``: or an English year alone after its preposition
-    ("incorporated in 1929")."""
+    time is given ("每年3月", "the end of January")."""
     if (within and _WITHIN.search(text)) or (month and _MONTH_ALONE.search(text)):
         return True
-    if year and _EN_YEAR_ALONE.search(text):
-        return True
     return bool(_CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text) or find_dates(text))
+
+
+def names_year_alone(text: str) -> bool:
+    """Whether ``text`` names an English year alone after its preposition ("incorporated in 1929"), which
+    ``mentions_date`` leaves to the words: a filing names years everywhere."""
+    return _EN_YEAR_ALONE.search(text) is not None
 
 
 def find_dates(text: str) -> tuple[str, ...]:
