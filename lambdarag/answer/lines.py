@@ -18,6 +18,7 @@ QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*
 ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
+WORD_ROOM = 16  # a line broken before a long word falls this much short of the width, whatever the width
 CLOSED = ("。", "！", "？", "；", "：", ".", "!", "?", ";", ":", "”", "」", "』", "\"", "）", ")", "|")
 RUN_ON_MIN_CHARS = 8  # a line inside an opened sentence runs on only when at least this long (not a list item)
 _OPEN_END = ("，", "、", ",", "（", "(", "“", "《")  # a line ending in one stops mid-sentence
@@ -34,7 +35,9 @@ _CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
 _MARKED = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(](?:\d{1,2}|[一二三四五六七八九十]{1,3})[)）]"
                      r"|[一二三四五六七八九十]{1,3}[、.]|[①②③④⑤⑥⑦⑧⑨⑩])")
 _REFUSAL = cue_pattern(*cues.NEGATION, *cues.NEGATION_EN, flags=re.IGNORECASE)
-_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
+# a line opening a list item or an article continues nothing; "2.1 of this License" (a section number a wrapped
+# sentence carried to the next line) is no item
+_ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"
                    r"|第[一二三四五六七八九十\d]+[条章节])")
 
 
@@ -59,7 +62,7 @@ def unwrapped_lines(body: str) -> list[str]:
                 out.append("")  # a blank line ends the paragraph
             last, inside = "", False
             continue
-        wrapped = len(last) >= max(WRAPPED_MIN_CHARS, width * WRAP_WIDTH_SHARE) and not last.endswith(CLOSED)
+        wrapped = _wrapped(last, width)
         # inside an opened sentence a short bare line is more likely an item of a list written one a line
         opened = last.endswith(_OPEN_END) or (inside and len(last) >= RUN_ON_MIN_CHARS and not last.endswith(CLOSED))
         if last and _PUNCTUATION_ONLY.match(line):
@@ -73,6 +76,17 @@ def unwrapped_lines(body: str) -> list[str]:
             inside = False
         last = line
     return [line for line in out if line]
+
+
+def _wrapped(line: str, width: int) -> bool:
+    """Whether ``line`` was broken by the text's ``width``: it fills the width and no punctuation closes it. Text
+    written in words (a line ending in a Latin letter or digit) breaks before a word that did not fit, which at a
+    narrow width (a text file filled to 72 columns) is a large share of the line: a line ending where at most
+    ``WORD_ROOM`` characters would not fit still fills it."""
+    fills = width * WRAP_WIDTH_SHARE
+    if line[-1:].isascii():
+        fills = min(fills, width - WORD_ROOM)
+    return len(line) >= max(WRAPPED_MIN_CHARS, fills) and not line.endswith(CLOSED)
 
 
 def _line_width(lines: Sequence[str]) -> int:

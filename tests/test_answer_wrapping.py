@@ -1,0 +1,53 @@
+"""Hard-wrapped plain text (a licence filled to 72 columns) read as its writer's sentences by the answer."""
+
+from __future__ import annotations
+
+from lambdarag.answer.context import pack
+from lambdarag.answer.extractive import extractive_answer
+from lambdarag.answer.lines import unwrapped_lines
+from lambdarag.records import Chunk
+
+# a line ends before the word that would not fit: at 72 columns that is up to a fifth of the line
+FILLED = (
+    "Any litigation relating to this License may be brought only in the\n"
+    "courts of a jurisdiction where the defendant maintains its principal\n"
+    "place of business and such litigation shall be governed by laws of that\n"
+    "jurisdiction, without reference to its conflict-of-law provisions.\n"
+    "Nothing in this Section shall prevent a party's ability to bring\n"
+    "cross-claims or counter-claims.  If any provision of this License is\n"
+    "held to be unenforceable, such provision shall be reformed only to the\n"
+    "extent necessary to make it enforceable, and no further, under Section\n"
+    "2.1 of this License.\n"
+)
+
+
+def test_lines_of_a_text_filled_to_a_narrow_width_are_sentences_again() -> None:
+    assert unwrapped_lines(FILLED) == [
+        "Any litigation relating to this License may be brought only in the courts of a jurisdiction where the "
+        "defendant maintains its principal place of business and such litigation shall be governed by laws of that "
+        "jurisdiction, without reference to its conflict-of-law provisions.",
+        # 64 of 71 columns: short of the width by the word carried over; "2.1 of" is a section number, no item
+        "Nothing in this Section shall prevent a party's ability to bring cross-claims or counter-claims.  If any "
+        "provision of this License is held to be unenforceable, such provision shall be reformed only to the extent "
+        "necessary to make it enforceable, and no further, under Section 2.1 of this License."]
+    # a numbered item after a wrapped line still starts its own line
+    assert unwrapped_lines(FILLED.replace("2.1 of this License.", "2. Definitions"))[-1] == "2. Definitions"
+
+
+def test_chinese_fills_its_lines_to_the_character_a_shorter_line_ended_there() -> None:
+    text = ("在继续做好一年级学生暑期程序设计综合训练工作基础上加强实践和实验性课程的建设并\n"
+            "完善实践教学体系，提高学生动手能力和创新能力，形成有特色的实践教学模式与评价\n"
+            "在继续做好一年级学生暑期程序设计综合训练工作基础上加强\n"
+            "双选认证制度")
+    lines = unwrapped_lines(text)
+    assert lines[-1] == "双选认证制度"  # a heading after a line 12 characters short of the width
+    assert lines[0].startswith("在继续做好") and "建设并完善实践教学体系" in lines[0]
+
+
+def test_an_answer_quotes_the_whole_sentence_of_a_wrapped_rule() -> None:
+    chunk = Chunk("mpl#1", "mpl", "Mozilla Public License", "Mozilla Public License > 8. Litigation", FILLED)
+    packed = pack({}, ["mpl#1"], [], {"mpl#1": chunk}, max_chars=3500)
+    answer = extractive_answer("Where can litigation relating to the licence be brought?", packed, "fact", {},
+                               ["litigation", "relating", "licence", "brought"])
+    assert answer.startswith("Any litigation relating to this License may be brought only in the courts of a "
+                             "jurisdiction where the defendant maintains its principal place of business")
