@@ -36,6 +36,8 @@ FEES = "收费标准（元）：20，备注：首次申领免费"
     ("Is the office closed on Sundays?", "The office is open Monday to Saturday.", False),
     ("图书馆周日开放吗？", "图书馆每周日闭馆。", True),
     ("Is the museum open on Mondays?", "The shop is close to the museum.", False),  # near, not closed
+    # a clause saying the thing asked as well does not merely state its opposite
+    ("Can I charge a price for copies?", "You may distribute copies of free software (and charge for them).", False),
 ])
 def test_free_answers_a_question_whether_one_pays(question: str, sentence: str, free: bool) -> None:
     assert says_opposite(question, sentence) is free

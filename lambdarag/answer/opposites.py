@@ -4,9 +4,10 @@
 Sundays and bank holidays.", "首次申领身份证要交费吗" of "首次申领免费", "Is the museum open on Mondays?" of "The
 museum is closed on Mondays": no word of the sentence refuses, yet the answer is no. Each pair is what a question
 asks and its opposite (pay / free, open / closed, and the other way round); a question saying the opposite itself
-("Is parking free?") is read as any yes/no question. A clause naming days says it of those days only ("free on
-Sundays" answers nothing of Mondays), a clause naming whom it holds for says it of them only. Pure functions; the
-yes/no lead reads them (answer/extractive.py).
+("Is parking free?") is read as any yes/no question, and so is a clause saying both ("free software (and charge
+for them if you wish)"). A clause naming days says it of those days only ("free on Sundays" answers nothing of
+Mondays), a clause naming whom it holds for says it of them only. Pure functions; the yes/no lead reads them
+(answer/extractive.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite,
 _CLAUSE = re.compile(r"[^.;。；！!？?]+")
 _FOR = re.compile(r"\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?([A-Za-z]+)", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# a field's name ("收费标准（元）：") says what the field is about, not its value
+_LABEL = re.compile(r"[^：:，,]*[：:]")
 
 
 def says_opposite(question: str, sentence: str) -> bool:
@@ -34,7 +37,10 @@ def says_opposite(question: str, sentence: str) -> bool:
             continue
         for clause in _CLAUSE.findall(sentence):
             said = opposite.search(clause)
-            if said is None or not _for_the_asked(clause, said, question):
+            # a clause saying the thing asked as well ("free software (and charge for them if you wish)") does not
+            # merely state its opposite
+            if said is None or asked.search(_LABEL.sub("", opposite.sub(" ", clause))) \
+                    or not _for_the_asked(clause, said, question):
                 continue
             stated, _ = stated_days(clause)
             if not days or not stated or days & stated:
