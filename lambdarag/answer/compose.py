@@ -8,11 +8,12 @@ when they fit whole.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from lambdarag.answer import cues
 from lambdarag.answer.context import Piece
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.focus import ELLIPSIS
 from lambdarag.answer.limits import without_bounds
 from lambdarag.answer.needs import BARE, Need
 from lambdarag.answer.sentences import evidence_pieces, split_piece
@@ -26,7 +27,7 @@ _NEGATION = cue_pattern(*cues.NEGATION)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
 _NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要", BARE: "否"}
 _AFFIRMED = {BARE: "是"}
-ELLIPSIS = "…"
+Focus = Callable[[str, int], str | None]  # the part of a sentence to quote within a budget, None for its start
 
 
 def plain_length(text: str) -> int:
@@ -34,14 +35,15 @@ def plain_length(text: str) -> int:
     return len(CITATION_MARK.sub("", text))
 
 
-def fit_budget(lines: Sequence[str], budget: int) -> list[str]:
-    """The lines that fit ``budget`` in order: the first always (cut if needed), the others only whole."""
+def fit_budget(lines: Sequence[str], budget: int, focus: Focus | None = None) -> list[str]:
+    """The lines that fit ``budget`` in order: the first always (cut if needed, to the part ``focus`` picks when
+    it picks one), the others only whole."""
     out: list[str] = []
     used = 0
     for line in lines:
         size = plain_length(line)
         if not out and size > budget:
-            out.append(shorten(line, budget))
+            out.append(shorten(line, budget, focus))
             break
         if used + size <= budget:
             out.append(line)
@@ -49,14 +51,18 @@ def fit_budget(lines: Sequence[str], budget: int) -> list[str]:
     return out
 
 
-def shorten(line: str, budget: int) -> str:
-    """``line`` cut at its last clause boundary within ``budget`` characters, its citations kept."""
+def shorten(line: str, budget: int, focus: Focus | None = None) -> str:
+    """``line`` cut at its last clause boundary within ``budget`` characters, its citations kept; or, when
+    ``focus`` picks one, to the part of it within ``budget`` that answers (answer/focus.py)."""
     m = _MARKS_AT_END.search(line)
     marks, stop = (m.group(1), m.group(2) or "。") if m else ("", "")
     body = line[: m.start()] if m else line
     body = CITATION_MARK.sub("", body)
     if len(body) <= budget:
         return line
+    part = focus(body, budget) if focus is not None else None
+    if part is not None:
+        return f"{part}{marks}{stop if marks else ''}"
     cut = body[: max(1, budget - 1)]
     boundary = max(cut.rfind(c) for c in _CLAUSE_END)
     if boundary >= budget // 2:

@@ -13,8 +13,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from lambdarag.answer.compose import fit_budget, lead_line
+from lambdarag.answer.asked_values import AskedValues
+from lambdarag.answer.compose import Focus, fit_budget, lead_line
 from lambdarag.answer.context import Packed
+from lambdarag.answer.focus import focused
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, denies, is_english, question_need, yes_no_predicate
 from lambdarag.answer.opposites import says_opposite
@@ -27,11 +29,13 @@ from lambdarag.answer.sentences import (
     doc_of,
     evidence_pieces,
     ranking_key,
+    score_text,
     scored_sentences,
     split_piece,
 )
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_lookup import Found, answering_tables
+from lambdarag.answer.table_text import question_grams
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.patterns import CITATION_MARK
 
@@ -63,8 +67,21 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
             own = [k for k in keywords if k.lower() in asked.lower()] or keywords
             ranked = scored_sentences(asked, packed.pieces, own, intent, packed.as_of)
         lines = _yes_no(asked, scored, need, lines, ranked)
-    text = "".join(fit_budget(lines, budget)).strip()
+    focus = None if need.kind == "yesno" else _focus(question, intent, keywords)
+    text = "".join(fit_budget(lines, budget, focus)).strip()
     return text + "".join(repeal_notes(text, packed, need.english))
+
+
+def _focus(question: str, intent: str, keywords: Sequence[str]) -> Focus:
+    """The part of an over-long first sentence to quote: the clauses holding the value the question's words ask
+    for (a date, a duration, an amount), matching its words best."""
+    asked = AskedValues.of(question, intent)
+    wanted = question_grams(question)
+
+    def carries(text: str) -> bool:
+        return asked.carries(text, asked.value_bonus(text))
+
+    return lambda body, budget: focused(body, budget, carries, lambda text: score_text(text, keywords, wanted))
 
 
 def _first_question(question: str) -> str:
