@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lambdarag.answer.context_labels import CHINESE, ContextLabels, context_labels
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_text import form_text
+from lambdarag.answer.window_ends import completed
 from lambdarag.records import Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -215,13 +216,14 @@ def _used(drafts: Sequence[_Draft]) -> int:
     return sum(d.size for d in drafts)
 
 
-def _evidence_body(chunk: Chunk, labels: ContextLabels) -> str:
+def _evidence_body(chunk: Chunk, labels: ContextLabels, chunks: Mapping[str, Chunk]) -> str:
     """Where the evidence is (breadcrumb, the document header: whose figures these are, and the locator), then
-    its text (a form's fields as "label：value" lines)."""
+    its text (a form's fields as "label：value" lines; the sentences its window cut completed from its
+    neighbours)."""
     where = " · ".join(part for part in (chunk.breadcrumb or chunk.title, chunk.context) if part)
     if chunk.locator:
         where += labels.locator_frame.format(locator=labels.locator(chunk.locator))
-    text = chunk.text.strip()
+    text = completed(chunk, chunks)
     return f"{where}\n{form_text(text) or text}"
 
 
@@ -231,7 +233,7 @@ def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int,
     kept: list[_Draft] = []
     omitted: list[str] = []
     for cid in ids:
-        draft = _Draft("evidence", cid, _evidence_body(chunks[cid], labels))
+        draft = _Draft("evidence", cid, _evidence_body(chunks[cid], labels, chunks))
         if draft.size <= budget:
             kept.append(draft)
             budget -= draft.size

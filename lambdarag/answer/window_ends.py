@@ -1,0 +1,72 @@
+"""A chunk's text with the last sentence its window cut completed from the chunk after it.
+
+The chunker packs a document's lines and sentences into windows of about 500 characters (ingest/chunk.py). In a
+text whose lines the page width broke (a PDF's text layer, a licence filled to 72 columns) a window can end at a
+line break inside a sentence, "Any litigation relating to this License may be brought only in the": a reader, an
+LLM and the extractive answer get half a rule. Packed as evidence (answer/context.py), such a chunk gets the rest
+of its last sentence from the next chunk of its section when the sentence ends within ``MAX_COMPLETION``
+characters. A window starting inside a sentence is left as it is: the start is the end of the chunk before it,
+completed there when that chunk is evidence too, and the context's budget is better spent on another chunk.
+Pure functions over the chunk store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from lambdarag.answer.lines import CLOSED, WRAPPED_MIN_CHARS
+from lambdarag.records import Chunk
+
+MAX_COMPLETION = 300  # characters a cut sentence may take from a neighbour; a longer rest is left out
+_END = re.compile(r"[。！？；!?;][”’\"」』）)]*|\.(?=\s|$)[”’\"」』）)]*")
+MIN_OVERLAP = 8  # a shorter match of one chunk's end with the next one's start is chance, not their overlap
+
+
+def completed(chunk: Chunk, chunks: Mapping[str, Chunk]) -> str:
+    """The chunk's text, its last sentence completed from the next chunk of its section when the window cut it."""
+    text = chunk.text.strip()
+    if chunk.is_table or not text:
+        return text
+    after = _next(chunk, chunks)
+    return text + (_rest_after(text, after.text) if after is not None else "")
+
+
+def _next(chunk: Chunk, chunks: Mapping[str, Chunk]) -> Chunk | None:
+    """The next chunk of the same document and section ("doc#0007" -> "doc#0008"), else None."""
+    doc, _, number = chunk.chunk_id.rpartition("#")
+    if not number.isdigit():
+        return None
+    other = chunks.get(f"{doc}#{int(number) + 1:0{len(number)}d}")
+    if other is None or other.is_table or other.breadcrumb != chunk.breadcrumb:
+        return None
+    return other
+
+
+def _open(line: str) -> bool:
+    """Whether a text's last line stops inside a sentence: long enough to be prose (a shorter one is a heading or
+    a label), not closed by punctuation."""
+    line = line.strip()
+    return len(line) >= WRAPPED_MIN_CHARS and not line.endswith(CLOSED)
+
+
+def _rest_after(text: str, following: str) -> str:
+    """What of ``following`` finishes the sentence ``text`` ends inside, with the line break or space between."""
+    if not _open(text.rsplit("\n", 1)[-1]):
+        return ""
+    start = _overlap_end(text, following)
+    rest = following[start:]
+    end = _END.search(rest, 0, MAX_COMPLETION)
+    if end is None or not rest[: end.start()].strip():
+        return ""
+    piece = rest[: end.end()]
+    glue = "" if piece[:1].isspace() else " " if text[-1:].isascii() and piece[:1].isascii() else ""
+    return glue + piece.rstrip()
+
+
+def _overlap_end(text: str, following: str) -> int:
+    """Where ``following`` goes on past the text it repeats from the end of ``text`` (the chunks' overlap)."""
+    for size in range(min(len(text), len(following)), MIN_OVERLAP - 1, -1):
+        if following.startswith(text[-size:]):
+            return size
+    return 0
