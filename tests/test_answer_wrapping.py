@@ -51,3 +51,21 @@ def test_an_answer_quotes_the_whole_sentence_of_a_wrapped_rule() -> None:
                                ["litigation", "relating", "licence", "brought"])
     assert answer.startswith("Any litigation relating to this License may be brought only in the courts of a "
                              "jurisdiction where the defendant maintains its principal place of business")
+
+
+def test_slots_read_a_text_the_page_width_broke_as_its_sentences() -> None:
+    from lambdarag.answer.procedure_rules import process_slots
+    from lambdarag.answer.slot_rules import person_slots
+
+    rules = Chunk("fund#1", "fund", "住房公积金提取规定", "住房公积金提取规定 > 办理", (
+        "第五条 职工提取住房公积金，应当持本人身份证和相关证明材料，到住房公积金\n"
+        "管理中心服务网点办理，也可通过网上服务大厅申请。\n"
+        "第六条 管理中心自受理申请之日起3个工作日内作出准予提取或者不准提取的决\n"
+        "定。联系人：住房公积金管理中心王老师，咨询电话：010-6512\n"
+        "3456。"))
+    assert process_slots("提取公积金去哪里办理？", [rules])["where"] == "住房公积金管理中心服务网点"
+    assert person_slots("提取公积金的联系人和电话是什么？", [rules]).get("phone") == "010-65123456"
+    names = unwrapped_lines("学院曾聘请多位诺贝尔文学奖得主来访讲学，如1986年得主索因卡(Wole\n"
+                            "Soyinka)、2010年得主略萨(Mario Vargas Llosa)等人，并与\n学生座谈交流，反响热烈。")
+    assert names == ["学院曾聘请多位诺贝尔文学奖得主来访讲学，如1986年得主索因卡(Wole Soyinka)、2010年得主略萨(Mario "
+                     "Vargas Llosa)等人，并与学生座谈交流，反响热烈。"]  # a Latin name keeps its space

@@ -52,7 +52,7 @@ def unwrapped_lines(body: str) -> list[str]:
     某团队\n在…领域取得进展"); a sentence cut there is a fragment that no longer holds its own subject.
     """
     lines = body.splitlines()
-    width = _line_width(lines)
+    width = line_width(lines)
     out: list[str] = []
     last, inside = "", False  # the previous physical line (out[-1] may hold several); an opened sentence
     for raw in lines:
@@ -62,14 +62,14 @@ def unwrapped_lines(body: str) -> list[str]:
                 out.append("")  # a blank line ends the paragraph
             last, inside = "", False
             continue
-        wrapped = _wrapped(last, width)
+        broken = wrapped(last, width)
         # inside an opened sentence a short bare line is more likely an item of a list written one a line
         opened = last.endswith(_OPEN_END) or (inside and len(last) >= RUN_ON_MIN_CHARS and not last.endswith(CLOSED))
         if last and _PUNCTUATION_ONLY.match(line):
             out[-1], inside = out[-1] + line, not line.endswith(CLOSED)
-        elif last and (wrapped or opened) and not _ITEM.match(line) and not QUESTION_LINE.search(last) \
+        elif last and (broken or opened) and not _ITEM.match(line) and not QUESTION_LINE.search(last) \
                 and not ANSWER_LINE.match(line):
-            glue = " " if last[-1].isascii() and line[0].isascii() and not last.endswith(_NO_SPACE_AFTER) else ""
+            glue = " " if _spaced(last, line) else ""
             out[-1], inside = out[-1] + glue + line, opened
         else:
             out.append(line)
@@ -78,7 +78,16 @@ def unwrapped_lines(body: str) -> list[str]:
     return [line for line in out if line]
 
 
-def _wrapped(line: str, width: int) -> bool:
+def _spaced(last: str, line: str) -> bool:
+    """Whether a wrapped line goes on after a space: between words, not inside a figure Chinese text broke at its
+    width ("咨询电话：1233\n3"; English wraps between words only, and a Latin name in Chinese text keeps its space:
+    "索因卡(Wole\nSoyinka)")."""
+    if not (last[-1].isascii() and line[0].isascii()) or last.endswith(_NO_SPACE_AFTER):
+        return False
+    return not (last[-1].isdigit() and line[0].isdigit() and has_cjk(last))
+
+
+def wrapped(line: str, width: int) -> bool:
     """Whether ``line`` was broken by the text's ``width``: it fills the width and no punctuation closes it. Text
     written in words (a line ending in a Latin letter or digit) breaks before a word that did not fit, which at a
     narrow width (a text file filled to 72 columns) is a large share of the line: a line ending where at most
@@ -89,7 +98,7 @@ def _wrapped(line: str, width: int) -> bool:
     return len(line) >= max(WRAPPED_MIN_CHARS, fills) and not line.endswith(CLOSED)
 
 
-def _line_width(lines: Sequence[str]) -> int:
+def line_width(lines: Sequence[str]) -> int:
     """The width a hard-wrapped text breaks at: its longest lines' length (slides and lists have no such width)."""
     sizes = sorted(len(line.strip()) for line in lines if line.strip())
     return sizes[int(len(sizes) * 0.9)] if len(sizes) >= 2 else 10**6

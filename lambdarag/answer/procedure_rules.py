@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from lambdarag.answer.lines import QUESTION_LINE
+from lambdarag.answer.lines import QUESTION_LINE, unwrapped_lines
 from lambdarag.answer.needs import field_label, last_section
 from lambdarag.answer.table_text import label_column, match_score, parse_table, question_grams
 from lambdarag.records import Chunk
@@ -110,13 +110,14 @@ def _section(chunk: Chunk) -> str:
 def _clauses(text: str) -> list[str]:
     """The clauses of a text, but not of a field's sentence ("申请条件：1.…；2.…", which the sentence reader quotes
     whole with its label)."""
-    lines = text.splitlines()
+    lines = unwrapped_lines(text)
     sentences = (s for line in lines for s in re.split(r"。", line) if not field_label(s))
     return [c.strip() for s in sentences for c in re.split(r"[；;]", s) if c.strip()]
 
 
 def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    """The text's lines as written: a sentence the page width broke is one line again (answer/lines.py)."""
+    return unwrapped_lines(text)
 
 
 def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
@@ -184,14 +185,16 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
 
 
 def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:
-    """Where to hand in: a place after 交至/投递至/前往…, else the first window / hall / room named."""
-    for chunk in pool[:4]:
-        for m in _WHERE_AFTER_VERB.finditer(chunk.text):
+    """Where to hand in: a place after 交至/投递至/前往…, else the first window / hall / room named (read in the
+    text's sentences: "到住房公积金\n管理中心服务网点办理" is one place)."""
+    texts = [("\n".join(_lines(chunk.text)), chunk.chunk_id) for chunk in pool[:4]]
+    for text, chunk_id in texts:
+        for m in _WHERE_AFTER_VERB.finditer(text):
             if _PLACE_WORD.search(m.group(1)):
-                return _PLACE_VERB.sub("", m.group(1).strip()), chunk.chunk_id
-    for chunk in pool[:4]:
-        if m2 := _PLACE.search(chunk.text):
-            return m2.group(0), chunk.chunk_id
+                return _PLACE_VERB.sub("", m.group(1).strip()), chunk_id
+    for text, chunk_id in texts:
+        if m2 := _PLACE.search(text):
+            return m2.group(0), chunk_id
     return "", ""
 
 

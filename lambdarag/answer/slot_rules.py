@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from lambdarag.answer.lines import unwrapped_lines
 from lambdarag.answer.table_lookup import Found, answering_tables, best_named_row
 from lambdarag.answer.table_text import (
     ParsedTable,
@@ -117,14 +118,15 @@ def _row_person(row: tuple[str, ...], columns: dict[int, str], chunk_id: str) ->
 
 
 def _segments(text: str) -> list[str]:
-    """Sentences and lines; a line holding only a phone or e-mail takes the label lines just before it.
+    """Sentences and lines (a sentence the page width broke is one line again); a line holding only a phone or
+    e-mail takes the label lines just before it.
 
     A contact list flattened from a table or a page layout puts one cell on a line ("某地", "王老师",
     "138…", "某地", …): the phone's own line says nothing of whose it is, the lines before it do.
     """
     out: list[str] = []
     labels: list[str] = []
-    for line in (s.strip() for s in re.split(r"[。；;\n]", text)):
+    for line in (s.strip() for s in re.split(r"[。；;\n]", "\n".join(unwrapped_lines(text)))):
         if not line:
             continue
         if _bare_contact(line):
