@@ -43,4 +43,23 @@ def test_a_closed_sentence_a_heading_another_section_a_table_or_a_long_rest_is_l
     assert same(store(breadcrumb="MPL > 9. Miscellaneous"))
     assert same(store(is_table=True))
     assert same(store(second="courts " + "of a jurisdiction " * (MAX_COMPLETION // 10) + "end."))
+    # a balance sheet's row is as unclosed as a cut sentence, but shorter than the text's prose lines
+    prose = "Total liabilities increased in 2022, mainly because customer deposits grew during the year.\n"
+    assert same(store(first=f"{prose}{prose}Customer deposits $ 110,239 $ 84,382",
+                      second="Travelers Cheques outstanding 1,000 1,200\nOther liabilities were lower. End."))
     assert completed(store()["mpl#0034"], store()) == SECOND  # the last chunk: nothing after it
+
+
+def test_a_completion_beyond_the_first_chunks_never_takes_a_chunks_place_in_the_context() -> None:
+    chunks = store()
+    others = [Chunk(f"faq#{n}", "faq", "FAQ", "FAQ", f"Question {n}? Its answer, in a sentence.") for n in range(4)]
+    chunks |= {c.chunk_id: c for c in others}
+    # the cut chunk among the first three: completed before later chunks are fitted
+    first = pack({}, ["mpl#0033", "faq#0"], [], chunks, max_chars=3500)
+    assert "place of business." in first.pieces[0].text
+    ids = ["faq#0", "faq#1", "faq#2", "mpl#0033", "faq#3"]
+    assert "place of business." in pack({}, ids, [], chunks, max_chars=3500).pieces[3].text
+    # a budget that holds every chunk as it is, with a few characters to spare, not the completion too
+    plain = pack({}, ids, [], {cid: chunks[cid] for cid in ids}, max_chars=3500)
+    tight = pack({}, ids, [], chunks, max_chars=sum(len(p.text) + 8 for p in plain.pieces))
+    assert tight.included == ids and tight.pieces[3].text == plain.pieces[3].text

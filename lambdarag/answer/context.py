@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from lambdarag.retrieval.retrieve import Retrieval
 
 MAX_RELATIONS = 5
+COMPLETED_FIRST = 3  # evidence chunks whose cut last sentence is completed even at the cost of a later chunk
 MIN_TRUNCATED = 120  # a truncated first evidence chunk keeps at least this much, else it is left out
 _LABEL_WIDTH = len("[99]")
 
@@ -216,24 +217,28 @@ def _used(drafts: Sequence[_Draft]) -> int:
     return sum(d.size for d in drafts)
 
 
-def _evidence_body(chunk: Chunk, labels: ContextLabels, chunks: Mapping[str, Chunk]) -> str:
+def _evidence_body(chunk: Chunk, labels: ContextLabels, text: str) -> str:
     """Where the evidence is (breadcrumb, the document header: whose figures these are, and the locator), then
-    its text (a form's fields as "label：value" lines; the sentences its window cut completed from its
-    neighbours)."""
+    its ``text`` (a form's fields as "label：value" lines)."""
     where = " · ".join(part for part in (chunk.breadcrumb or chunk.title, chunk.context) if part)
     if chunk.locator:
         where += labels.locator_frame.format(locator=labels.locator(chunk.locator))
-    text = completed(chunk, chunks)
     return f"{where}\n{form_text(text) or text}"
 
 
 def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int,
                   labels: ContextLabels) -> tuple[list[_Draft], list[str]]:
-    """Evidence drafts in fused order within the budget; the first one is truncated rather than lost."""
+    """Evidence drafts in fused order within the budget; the first one is truncated rather than lost.
+
+    The last sentence a chunk's window cut is completed from the next chunk (answer/window_ends.py): in the first
+    ``COMPLETED_FIRST`` chunks, which the answer quotes, before later chunks are fitted; in the others with what
+    the budget has left, so that it never takes a chunk's place."""
     kept: list[_Draft] = []
     omitted: list[str] = []
     for cid in ids:
-        draft = _Draft("evidence", cid, _evidence_body(chunks[cid], labels, chunks))
+        chunk = chunks[cid]
+        text = completed(chunk, chunks) if len(kept) < COMPLETED_FIRST else chunk.text.strip()
+        draft = _Draft("evidence", cid, _evidence_body(chunk, labels, text))
         if draft.size <= budget:
             kept.append(draft)
             budget -= draft.size
@@ -243,6 +248,13 @@ def _fit_evidence(ids: Sequence[str], chunks: Mapping[str, Chunk], budget: int,
             budget = 0
         else:
             omitted.append(cid)
+    for i, draft in enumerate(kept[COMPLETED_FIRST:], COMPLETED_FIRST):
+        chunk = chunks[str(draft.chunk_id)]
+        whole = _evidence_body(chunk, labels, completed(chunk, chunks))
+        extra = len(whole) - len(draft.body)
+        if 0 < extra <= budget:
+            kept[i] = _Draft("evidence", draft.chunk_id, whole)
+            budget -= extra
     return kept, omitted
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from lambdarag.answer.lines import CLOSED, WRAPPED_MIN_CHARS
+from lambdarag.answer.lines import line_width, wrapped
 from lambdarag.records import Chunk
 
 MAX_COMPLETION = 300  # characters a cut sentence may take from a neighbour; a longer rest is left out
@@ -43,16 +43,11 @@ def _next(chunk: Chunk, chunks: Mapping[str, Chunk]) -> Chunk | None:
     return other
 
 
-def _open(line: str) -> bool:
-    """Whether a text's last line stops inside a sentence: long enough to be prose (a shorter one is a heading or
-    a label), not closed by punctuation."""
-    line = line.strip()
-    return len(line) >= WRAPPED_MIN_CHARS and not line.endswith(CLOSED)
-
-
 def _rest_after(text: str, following: str) -> str:
-    """What of ``following`` finishes the sentence ``text`` ends inside, with the line break or space between."""
-    if not _open(text.rsplit("\n", 1)[-1]):
+    """What of ``following`` finishes the sentence ``text`` ends inside, with the line break or space between:
+    its last line was broken by the text's width (answer/lines.py), not ended by its writer (a heading, a label, a
+    table's row, a closed sentence)."""
+    if not wrapped(text.rsplit("\n", 1)[-1].strip(), line_width(f"{text}\n{following}".splitlines())):
         return ""
     start = _overlap_end(text, following)
     rest = following[start:]
