@@ -69,3 +69,18 @@ def test_slots_read_a_text_the_page_width_broke_as_its_sentences() -> None:
                             "Soyinka)、2010年得主略萨(Mario Vargas Llosa)等人，并与\n学生座谈交流，反响热烈。")
     assert names == ["学院曾聘请多位诺贝尔文学奖得主来访讲学，如1986年得主索因卡(Wole Soyinka)、2010年得主略萨(Mario "
                      "Vargas Llosa)等人，并与学生座谈交流，反响热烈。"]  # a Latin name keeps its space
+
+
+def test_a_page_number_between_the_halves_of_a_sentence_is_left_out() -> None:
+    chinese = ("第六条 申请人应当在签订劳动合同之日起6个月内，向就业所在地区人力社保局提\n— 3 —\n"
+               "出申请，逾期不予受理。第七条 申请人提交材料后，区人力社保局应当在5个工作日\n内完成初审。")
+    assert unwrapped_lines(chinese) == [
+        "第六条 申请人应当在签订劳动合同之日起6个月内，向就业所在地区人力社保局提出申请，"
+        "逾期不予受理。第七条 申请人提交材料后，区人力社保局应当在5个工作日内完成初审。"]
+    english = ("The Company may terminate this agreement at any time by giving the employee\nPage 3 of 10\n"
+               "written notice of not less than thirty days, as set out in clause 12.")
+    assert unwrapped_lines(english) == ["The Company may terminate this agreement at any time by giving the employee "
+                                        "written notice of not less than thirty days, as set out in clause 12."]
+    # after a closed sentence, or before a blank line, a page number is a line of its own (and never an answer)
+    assert unwrapped_lines("本办法自2024年1月1日起施行。\n— 3 —\n第八条 其他事项。") == [
+        "本办法自2024年1月1日起施行。", "— 3 —", "第八条 其他事项。"]

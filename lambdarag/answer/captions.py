@@ -15,6 +15,10 @@ from lambdarag.text.tokenizer import has_cjk, normalize
 TITLE_WORDS, TITLE_SHARE = 3, 0.75  # an English line of this many words, this share capitalised, is a heading
 _LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
+# a line holding only a page's number: "— 3 —", "- 12 -", "3 / 10", "Page 3 of 10", "第3页 共10页"
+PAGE_NUMBER_LINE = re.compile(r"^\s*(?:[-—–]\s*)?\d{1,4}(?:\s*[-—–])?\s*$|^\s*\d{1,4}\s*/\s*\d{1,4}\s*$"
+                              r"|^\s*page\s+\d{1,4}(?:\s+of\s+\d{1,4})?\s*$"
+                              r"|^\s*第\s*\d{1,4}\s*页(?:\s*[,，/]?\s*共\s*\d{1,4}\s*页)?\s*$", re.IGNORECASE)
 
 
 def caption_line(line: str) -> bool:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from lambdarag.answer import cues
+from lambdarag.answer.captions import PAGE_NUMBER_LINE
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.tokenizer import ITEM_ENDS, has_cjk
 
@@ -45,8 +46,9 @@ def unwrapped_lines(body: str) -> list[str]:
     """The body's lines with broken sentences joined again. A line continues on the next when it stops
     mid-sentence: cut at the text's width (long, no closing punctuation), ending in a mark no sentence ends with
     (，、 or an opening bracket), or inside a sentence such a mark opened and no closing punctuation has closed;
-    a line of punctuation alone belongs to the line before it. A list item, an answer line or the line after a
-    question never continues anything.
+    a line of punctuation alone belongs to the line before it, and a line holding only a page's number inside a
+    sentence the page break cut is left out. A list item, an answer line or the line after a question never
+    continues anything.
 
     PDF and some HTML extraction break sentences at the page's line width, or around links and emphasis ("近日，\n
     某团队\n在…领域取得进展"); a sentence cut there is a fragment that no longer holds its own subject.
@@ -55,7 +57,7 @@ def unwrapped_lines(body: str) -> list[str]:
     width = line_width(lines)
     out: list[str] = []
     last, inside = "", False  # the previous physical line (out[-1] may hold several); an opened sentence
-    for raw in lines:
+    for i, raw in enumerate(lines):
         line = raw.strip()
         if not line:
             if out and out[-1]:
@@ -63,6 +65,8 @@ def unwrapped_lines(body: str) -> list[str]:
             last, inside = "", False
             continue
         broken = wrapped(last, width)
+        if broken and PAGE_NUMBER_LINE.match(line) and lines[i + 1:i + 2] != [""]:
+            continue  # the page's number between the halves of a sentence its page break cut ("— 3 —")
         # inside an opened sentence a short bare line is more likely an item of a list written one a line
         opened = last.endswith(_OPEN_END) or (inside and len(last) >= RUN_ON_MIN_CHARS and not last.endswith(CLOSED))
         if last and _PUNCTUATION_ONLY.match(line):
