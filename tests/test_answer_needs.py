@@ -74,6 +74,11 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
     ("谁负责报销审核？", "contact"),
     ("Is the company profitable in 2024?", "yesno"),
     ("Has revenue improved or declined since 2023?", "general"),
+    ("Did wages as a percent of net sales increase or decrease in FY2023?", "general"),
+    # an "or" inside a preposition's object names what the yes or no is asked of
+    ("Can I charge a fee for warranty or support under the licence?", "yesno"),
+    ("Is the office open on the Saturday or Sunday?", "yesno"),
+    ("Is it a loan or a grant?", "general"),
     ("How much did net revenue rise?", "amount"),
     ("Where are the offices located?", "place"),
     ("Why did margins fall?", "reason"),

@@ -76,7 +76,11 @@ _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
 _OPEN_WORD_EN = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b(?!\s+about\b)", re.IGNORECASE)
 _ASKING = cue_pattern(*cues.OPEN_QUESTION, *cues.REASON, "哪", "怎样", "多久", "多长", "多大", "何[时地处种人]")
-_CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)  # "improved or declined?" chooses, it does not ask yes/no
+# "improved or declined?" chooses, it does not ask yes/no; an "or" inside a preposition's object ("a fee for
+# warranty or support", "open on the Saturday or Sunday") names what the yes or no is asked of
+_CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)
+_IN_OBJECT_EN = re.compile(r"\b(?:for|of|in|on|at|by|to|with|from|under|about)\s+(?:(?:a|an|the|any|my|our|your)\s+)?"
+                           r"[\w'-]+\s+or\b", re.IGNORECASE)
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能"}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -145,7 +149,8 @@ def yes_no_modal(question: str, english: bool = False) -> str:
         return "" if modal == BARE else modal  # "能告诉我…的电话吗" asks for the number, not yes or no
     if english:
         m = _YES_NO_EN.match(first)
-        return m.group(0).strip().lower() if m and not _CHOICE_EN.search(first) else ""
+        chooses = len(_CHOICE_EN.findall(first)) > len(_IN_OBJECT_EN.findall(first))
+        return m.group(0).strip().lower() if m and not chooses else ""
     if _OPEN_WORD.search(first):
         return ""
     asks = question.rstrip().endswith(("吗", "吗？", "吗?"))
