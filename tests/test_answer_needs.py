@@ -580,6 +580,11 @@ def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -
     assert counted_in("家").search("成员单位已达60家") and counted_in("册").search("藏书412万册")
     assert counted_in("年").search("学制四年") and not counted_in("年").search("2014年招生")
     assert not counted_in("家").search("70余人参加会议")
+    # English: the noun counted after "of the", a number in words
+    assert asked_measure("How many of the principal authors must be listed?") == "principal"
+    assert counted_in("principal").search("together with at least five of the principal authors")
+    assert counted_in("members").search("The board has twelve members") and not counted_in("members").search(
+        "Members meet twice a year")
     p = one_doc("联盟成立大会", "联盟成立大会召开，联盟成员单位负责同志等70余人参加会议。"
                  "联盟成员单位共有60家，覆盖全国各地。")
     answer = extractive_answer("联盟成员单位有多少家？", p, "fact", {}, ["联盟", "成员", "单位"])

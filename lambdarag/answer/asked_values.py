@@ -49,7 +49,9 @@ _SPAN = re.compile(f"{DURATION.pattern}|{_LENGTH.pattern}", re.IGNORECASE)  # a 
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
-_ASKED_MEASURE_EN = re.compile(r"\bhow many\s+([A-Za-z]{3,})", re.IGNORECASE)
+# "How many members", "How many of the principal authors": the noun counted (after "of the")
+_ASKED_MEASURE_EN = re.compile(r"\bhow many\s+(?:of\s+(?:the|its|their|our|your|these|those)\s+)?([A-Za-z]{3,})",
+                               re.IGNORECASE)
 _COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
 _NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
 _EVENTS = tuple(cue_pattern(*family, flags=re.IGNORECASE) for family in cues.EVENTS)
@@ -123,9 +125,9 @@ def counted_in(measure: str) -> re.Pattern[str]:
     but not "2014年"; "12 members" asked how many members); without a measure, any amount (AMOUNT)."""
     if not measure:
         return AMOUNT
-    if measure.isascii():  # "12 members", "315,000 people", "47 new stores": a number, then the noun counted
-        return re.compile(rf"(?<![\d.,])\d[\d,]*(?:\.\d+)?\s+(?:[A-Za-z-]+\s+){{0,2}}?{re.escape(stem(measure))}",
-                          re.IGNORECASE)
+    if measure.isascii():  # "12 members", "315,000 people", "47 new stores", "five of the principal authors"
+        number = rf"(?:(?<![\d.,])\d[\d,]*(?:\.\d+)?|\b(?:{'|'.join(ENGLISH_NUMBERS)}))"
+        return re.compile(rf"{number}\s+(?:[A-Za-z-]+\s+){{0,2}}?{re.escape(stem(measure))}", re.IGNORECASE)
     # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
     count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
     return re.compile(count + re.escape(measure))
