@@ -156,9 +156,21 @@ def test_txt_first_line_standing_alone_is_the_title(tmp_path: Path) -> None:
     english = tmp_path / "notes.txt"
     english.write_text("Quarterly Operations Review\n\nRevenue rose in the third quarter.", encoding="utf-8")
     assert one(english).title == "Quarterly Operations Review"
+    # a title block: the title line, then up to two short lines (a version and its date, a web address, a
+    # publisher and date line) before the blank line; those lines stay text
+    licence = tmp_path / "apache.txt"
+    licence.write_text("   Apache License\n   Version 2.0, January 2004\n   http://www.apache.org/licenses/\n\n"
+                       "TERMS AND CONDITIONS", encoding="utf-8")
+    assert one(licence).title == "Apache License" and texts(one(licence))[0].startswith("Version 2.0, January 2004")
+    notice = tmp_path / "notice.txt"
+    notice.write_text("关于2024年学费缓交的通知\n发布单位：财务处　发布日期：2024年8月26日\n\n"
+                      "各学院：现将有关事项通知如下。", encoding="utf-8")
+    assert one(notice).title == "关于2024年学费缓交的通知"
     # a sentence, a line inside a paragraph, a lone line or a page marker is not a title: the file name is
     for name, text in {"sentence": "报销须在三个月内完成。\n\n其他内容",
                        "paragraph": "Title line\nsecond line of the same paragraph\n\nmore",
+                       "block": "Title line\nSecond Line\nThird Line\nFourth Line\n\nmore",
+                       "closed": "Title line\nA sentence under it.\n\nmore",
                        "alone": "只有一行",
                        "page": "[page 1]\n\nbody"}.items():
         path = tmp_path / f"{name}.txt"

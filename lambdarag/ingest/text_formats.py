@@ -20,11 +20,13 @@ from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
 
 _MAX_NOTED_LINES = 5
 TITLE_MAX = 80  # characters of a plain-text file's first line that can be its title
+TITLE_BLOCK_LINES = 2  # lines under a plain-text title before its blank line: a version and date, a URL
 _CN_NUM = f"{ONE_TO_NINE}{TEN}百千零〇{TWO_COUNTING}\\d"  # heading and list numbers: 第十二章, 二百零一、
 _CHAPTER = re.compile(rf"^第[{_CN_NUM}]+[章编](\s|$)")
 _PART = re.compile(rf"^第[{_CN_NUM}]+节(\s|$)")
 _ENUMERATED = re.compile(rf"^[{_CN_NUM}]+、\S")
 _SENTENCE_END = re.compile(r"[。！？；，,.;:：!?]$")
+_WEB_ADDRESS = re.compile(r"^(?:https?://|www\.)\S+$")
 _MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _MD_FENCE = re.compile(r"^\s*(```|~~~)")
@@ -83,17 +85,31 @@ def extract_txt(path: Path, doc_id: str, source: str) -> list[Document]:
 
 
 def leading_title(text: str) -> tuple[str, str]:
-    """A plain-text file's title and the text after it: its first line when that line stands alone (a blank
-    line or a page break after it), is short (at most TITLE_MAX characters), is not a sentence, a numbered
-    heading (DocBuilder.build promotes a sole one) or a page marker, and more text follows. Else ("", text):
-    the title is then the file's name."""
+    """A plain-text file's title and the text after it: its first line when that line heads a block of its own
+    (``_title_block``), is short (at most TITLE_MAX characters), is not a sentence, a numbered heading
+    (DocBuilder.build promotes a sole one) or a page marker, and more text follows. Else ("", text): the title is
+    then the file's name. The lines under the title stay text: "Version 1.3, 3 November 2008" is searched."""
     head, _, rest = text.lstrip("\n").partition("\n")
     line = head.strip()
-    standalone = rest.startswith("\f") or not rest.split("\n", 1)[0].strip()
-    if (not line or len(line) > TITLE_MAX or not rest.strip() or not standalone or _SENTENCE_END.search(line)
+    if (not line or len(line) > TITLE_MAX or not rest.strip() or _SENTENCE_END.search(line)
             or numbered_heading_level(line) is not None or page_marker(line) is not None or "\f" in line):
         return "", text
-    return line, rest
+    return (line, rest) if rest.startswith("\f") or _title_block(rest.split("\n")) else ("", text)
+
+
+def _title_block(lines: list[str]) -> bool:
+    """Whether the lines under a title line close its block: a blank line at once or after at most
+    TITLE_BLOCK_LINES short lines that are no sentence and do not go on with it in lower case (a version and its
+    date, a URL, a publisher and date line, an underline); a paragraph's next line goes on with its first."""
+    for n, raw in enumerate(lines[:TITLE_BLOCK_LINES + 1]):
+        line = raw.strip()
+        if not line:
+            return True
+        if (n == TITLE_BLOCK_LINES or "\f" in raw or len(line) > TITLE_MAX or _SENTENCE_END.search(line)
+                or (line[0].islower() and not _WEB_ADDRESS.match(line)) or numbered_heading_level(line) is not None
+                or page_marker(line) is not None):
+            return False
+    return False
 
 
 def page_marker(line: str) -> int | None:
