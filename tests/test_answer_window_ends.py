@@ -63,3 +63,10 @@ def test_a_completion_beyond_the_first_chunks_never_takes_a_chunks_place_in_the_
     plain = pack({}, ids, [], {cid: chunks[cid] for cid in ids}, max_chars=3500)
     tight = pack({}, ids, [], chunks, max_chars=sum(len(p.text) + 8 for p in plain.pieces))
     assert tight.included == ids and tight.pieces[3].text == plain.pieces[3].text
+
+
+def test_a_figure_chinese_text_broke_at_a_window_is_one_figure_again() -> None:
+    first = ("第六条 管理中心自受理申请之日起3个工作日内作出准予提取或者不准提取的决定，\n"
+             "逾期未作出决定的，申请人可以向住房公积金管理中心投诉，投诉电话：010-6512")
+    chunks = store(first=first, second="3456，工作时间为周一至周五。其他事项另行通知。")
+    assert completed(chunks["mpl#0033"], chunks).endswith("投诉电话：010-65123456，工作时间为周一至周五。")

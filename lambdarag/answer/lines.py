@@ -73,7 +73,7 @@ def unwrapped_lines(body: str) -> list[str]:
             out[-1], inside = out[-1] + line, not line.endswith(CLOSED)
         elif last and (broken or opened) and not _ITEM.match(line) and not QUESTION_LINE.search(last) \
                 and not ANSWER_LINE.match(line):
-            glue = " " if _spaced(last, line) else ""
+            glue = " " if spaced(last, line) else ""
             out[-1], inside = out[-1] + glue + line, opened
         else:
             out.append(line)
@@ -82,7 +82,7 @@ def unwrapped_lines(body: str) -> list[str]:
     return [line for line in out if line]
 
 
-def _spaced(last: str, line: str) -> bool:
+def spaced(last: str, line: str) -> bool:
     """Whether a wrapped line goes on after a space: between words, not inside a figure Chinese text broke at its
     width ("咨询电话：1233\n3"; English wraps between words only, and a Latin name in Chinese text keeps its space:
     "索因卡(Wole\nSoyinka)")."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from lambdarag.answer.lines import line_width, wrapped
+from lambdarag.answer.lines import line_width, spaced, wrapped
 from lambdarag.records import Chunk
 
 MAX_COMPLETION = 300  # characters a cut sentence may take from a neighbour; a longer rest is left out
@@ -55,7 +55,7 @@ def _rest_after(text: str, following: str) -> str:
     if end is None or not rest[: end.start()].strip():
         return ""
     piece = rest[: end.end()]
-    glue = "" if piece[:1].isspace() else " " if text[-1:].isascii() and piece[:1].isascii() else ""
+    glue = "" if piece[:1].isspace() or not spaced(text, piece) else " "
     return glue + piece.rstrip()
 
 
