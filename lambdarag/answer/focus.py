@@ -40,8 +40,11 @@ def focused(text: str, budget: int, carries: Carries, scores: Scores) -> str | N
     best: tuple[float, int, int] | None = None
     for start, stop in enumerate(runs):
         piece = "".join(parts[start:stop])
-        if stop > start and carries(piece) and (best is None or scores(piece) > best[0]):
-            best = (scores(piece), start, stop)
+        if stop == start or not carries(piece):
+            continue
+        score = scores(piece)
+        if best is None or score > best[0]:
+            best = (score, start, stop)
     if best is None:
         return None
     _, start, stop = best

@@ -65,7 +65,7 @@ def unwrapped_lines(body: str) -> list[str]:
             last, inside = "", False
             continue
         broken = wrapped(last, width)
-        if broken and PAGE_NUMBER_LINE.match(line) and lines[i + 1:i + 2] != [""]:
+        if broken and PAGE_NUMBER_LINE.match(line) and "".join(lines[i + 1:i + 2]).strip():
             continue  # the page's number between the halves of a sentence its page break cut ("— 3 —")
         # inside an opened sentence a short bare line is more likely an item of a list written one a line
         opened = last.endswith(_OPEN_END) or (inside and len(last) >= RUN_ON_MIN_CHARS and not last.endswith(CLOSED))
