@@ -49,6 +49,12 @@ def test_a_follow_up_swaps_the_parallel_phrase_of_the_previous_question() -> Non
     assert ask("And of the Sports Hall?", "What is the capacity of the Board Room?") == (
         "What is the capacity of the Sports Hall?")
     assert ask("What about hotels?", previous) == "What about hotels?"  # nothing parallel: searched as it is
+    # a name asked about stands for the previous question's last name, whatever their lengths
+    assert ask("What about the GPL?", "Can I charge a fee for support under the Apache License?") == (
+        "Can I charge a fee for support under the GPL?")
+    assert ask("And Boeing?", "What was 3M's total revenue in FY2022?") == "What was Boeing's total revenue in FY2022?"
+    assert ask("And Seminar Room 3?", "What is the capacity of the Board Room on Friday?") == (
+        "What is the capacity of the Seminar Room 3 on Friday?")  # a day of the week is a time, no name
 
 
 def test_a_person_pronoun_stands_for_the_person_the_previous_answer_named() -> None:

@@ -17,9 +17,10 @@ MAX_SUBJECT_WORDS = 4  # a longer tail is a clause, not the noun phrase a questi
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&.,-]*(?<![.,])")
 _WORD_SPAN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&-]*")  # a word of the previous question, with where it stands
 _LATIN = re.compile(r"[A-Za-z]")
-# a time, not a subject: a year or a period with its digits (2022, FY2022, Q3), a month
+# a time, not a subject: a year or a period with its digits (2022, FY2022, Q3), a month, a day of the week
 _TIME = re.compile(r"^(?:[A-Za-z]{0,2}\d[\d-]*|(?:January|February|March|April|May|June|July|August|September|October"
-                   r"|November|December|year|years|quarter|month|week|day)s?)$", re.IGNORECASE)
+                   r"|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+                   r"|year|years|quarter|month|week|day)s?)$", re.IGNORECASE)
 _PREPOSITIONS = frozenset({"in", "for", "of", "on", "about", "to", "with", "from", "at", "under", "by", "into",
                            "during", "after", "before"})
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "this", "that", "these", "those", "each", "every",
@@ -39,6 +40,8 @@ _PERSON = re.compile(r"\b(?:(?P<possessive>his|her(?=\s+[A-Za-z]))|he|she|him|he
 _PLURAL = frozenset({"they", "them", "their"})
 _WHO = re.compile(r"^\s*(?:and\s+)?who(?:m|se)?\b", re.IGNORECASE)
 _LEAD = re.compile(r"^\s*(?:and|also|what about|how about)\b[\s,]*", re.IGNORECASE)
+# a word of a name: capitalised ("Apache", "Boeing") or an acronym with digits ("3M", "GPL")
+_NAME_WORD = re.compile(r"^(?:[A-Z][A-Za-z0-9&.-]*|\d+[A-Z][A-Za-z0-9]*)(?:['’]s)?$")
 
 
 def is_english(text: str) -> bool:
@@ -131,8 +134,34 @@ def contrast(question: str, previous: str) -> tuple[str, str] | None:
         if shared and (best is None or shared >= best[0]):
             best = (shared, theirs[i].start(), theirs[i + len(mine) - 1].end())
     if best is None:
-        return None
+        return _name_swapped(phrase, previous)
     return previous[:best[1]] + phrase + previous[best[2]:], phrase
+
+
+def _name_swapped(phrase: str, previous: str) -> tuple[str, str] | None:
+    """"What about the GPL?" after "Can I charge a fee for support under the Apache License?": a name asked about
+    stands for the last name of the previous question (its capitalised words and the numbers after them, no time,
+    not its first word), whatever their lengths; a possessive stays ("Boeing" for "3M's" -> "Boeing's"). None when
+    either names nothing."""
+    words = phrase.split()
+    if words and words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    if not words or not all(_NAME_WORD.match(w) or w.isdigit() for w in words) or words[0].isdigit():
+        return None
+    runs: list[list[re.Match[str]]] = []
+    for m in list(_WORD_SPAN.finditer(previous))[1:]:
+        word = m.group(0)
+        named = _NAME_WORD.match(word) is not None and not _TIME.match(word) and word != "I"
+        joined = bool(runs) and previous[runs[-1][-1].end():m.start()].strip() == ""
+        if joined and (named or word.isdigit()):  # "Seminar Room 3": a number goes on with a name
+            runs[-1].append(m)
+        elif named:
+            runs.append([m])
+    if not runs:
+        return None
+    last = runs[-1]
+    name = " ".join(words) + ("'s" if re.search(r"['’]s$", last[-1].group(0)) else "")
+    return previous[:last[0].start()] + name + previous[last[-1].end():], " ".join(words)
 
 
 
