@@ -142,6 +142,11 @@ def test_yes_no_lead_reads_the_supporting_sentence() -> None:
     english = question_need("Can I claim a lost receipt?")
     assert yes_no_lead(english, "Lost receipts cannot be claimed[1].", True) == "No."
     assert yes_no_lead(english, "", False) == "Not stated in the documents. "
+    # the alternatives of a choice refuse nothing
+    price = question_need("Can I charge for copies?")
+    assert yes_no_lead(price, "You may charge any price or no price for each copy that you convey[1].", True) == "Yes."
+    assert yes_no_lead(price, "You may convey copies, whether or not you charge for them[1].", True) == "Yes."
+    assert yes_no_lead(price, "You may not charge for copies, or for support[1].", True) == "No."
 
 
 def test_materials_question_leads_with_the_materials_and_a_steps_follow_up_with_the_steps() -> None:

@@ -25,6 +25,8 @@ _CLAUSE_END = "，；、,;：:"
 _ITEM_NUMBER_END = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")  # "办理步骤：1." ends in an item's number, not a sentence
 _NEGATION = cue_pattern(*cues.NEGATION)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
+# "any price or no price", "whether or not": the alternatives of a choice refuse nothing
+_ALTERNATIVE_EN = re.compile(r"\bor\s+not?\b(?:\s+\w+)?|\bwhether\s+or\s+not\b", re.IGNORECASE)
 _NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要", BARE: "否"}
 _AFFIRMED = {BARE: "是"}
 Focus = Callable[[str, int], str | None]  # the part of a sentence to quote within a budget, None for its start
@@ -78,13 +80,14 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     pays; a day outside the days stated). A figure the question names ``outside`` the limit the sentence states
     turns the sentence's answer round (answer/limits.py): "40岁" against "18至35周岁" is no, "$40" against "Receipts
     are not needed for fares under $25" yes. A bound's own words ("不得超过", "no more than", "no later than")
-    negate nothing. Without support — nothing in the evidence matches the question well enough — the answer says
-    the documents do not say.
+    negate nothing, nor do the alternatives of a choice ("any price or no price", "whether or not"). Without
+    support — nothing in the evidence matches the question well enough — the answer says the documents do not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
     text = CITATION_MARK.sub("", support)
-    negated = bool((_NEGATION_EN if need.english else _NEGATION).search(without_bounds(text)))
+    said = without_bounds(text)
+    negated = bool(_NEGATION_EN.search(_ALTERNATIVE_EN.sub(" ", said)) if need.english else _NEGATION.search(said))
     negative = negated != outside or refuted  # outside a rule's limit, the rule's yes or no is turned round
     if need.english:
         return "No." if negative else "Yes."
