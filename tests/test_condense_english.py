@@ -55,6 +55,7 @@ def test_a_follow_up_swaps_the_parallel_phrase_of_the_previous_question() -> Non
     assert ask("And Boeing?", "What was 3M's total revenue in FY2022?") == "What was Boeing's total revenue in FY2022?"
     assert ask("And Seminar Room 3?", "What is the capacity of the Board Room on Friday?") == (
         "What is the capacity of the Seminar Room 3 on Friday?")  # a day of the week is a time, no name
+    assert ask("What about Mondays?", "Is the Museum of Art open on Sundays?") == "What about Mondays?"
 
 
 def test_a_person_pronoun_stands_for_the_person_the_previous_answer_named() -> None:

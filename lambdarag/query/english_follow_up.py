@@ -146,8 +146,9 @@ def _name_swapped(phrase: str, previous: str) -> tuple[str, str] | None:
     words = phrase.split()
     if words and words[0].lower() in _DETERMINERS:
         words = words[1:]
-    if not words or not all(_NAME_WORD.match(w) or w.isdigit() for w in words) or words[0].isdigit():
-        return None
+    if not words or words[0].isdigit() or any(_TIME.match(w) for w in words if not w.isdigit()) \
+            or not all(_NAME_WORD.match(w) or w.isdigit() for w in words):
+        return None  # no name, or a time ("What about Mondays?")
     runs: list[list[re.Match[str]]] = []
     for m in list(_WORD_SPAN.finditer(previous))[1:]:
         word = m.group(0)
