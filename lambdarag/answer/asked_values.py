@@ -13,7 +13,7 @@ from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.dates import mentions_date, names_year_alone
 from lambdarag.text.english import stem
-from lambdarag.text.numerals import ENGLISH_NUMBERS
+from lambdarag.text.numerals import ENGLISH_NUMBER_WORD
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
@@ -38,7 +38,7 @@ DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.
                       r"|(?<![月\d])\d{1,3}\s*日(?=内|以内|之内|后)"  # "15日内", not the date "3月1日"
                       r"|(?<!\d)\d{1,2}\s*年(?!\d)"  # "2年", not the year "2014年"
                       r"|(?<![〇零一二三四五六七八九十])[一二三四五六七八九十两半]{1,3}\s*(?:个工作日|个月|天|周(?!岁)|年|小时|分钟)"
-                      rf"|(?:\d+|\b(?:{'|'.join(ENGLISH_NUMBERS)}))\s*"
+                      rf"|(?:\d+|{ENGLISH_NUMBER_WORD})\s*"
                       r"(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?)\b",
                       re.IGNORECASE)
 # asked how long a thing is ("How long is the river?", "How long is the programme?"): a length or a duration
@@ -126,7 +126,7 @@ def counted_in(measure: str) -> re.Pattern[str]:
     if not measure:
         return AMOUNT
     if measure.isascii():  # "12 members", "315,000 people", "47 new stores", "five of the principal authors"
-        number = rf"(?:(?<![\d.,])\d[\d,]*(?:\.\d+)?|\b(?:{'|'.join(ENGLISH_NUMBERS)}))"
+        number = rf"(?:(?<![\d.,])\d[\d,]*(?:\.\d+)?|{ENGLISH_NUMBER_WORD})"
         return re.compile(rf"{number}\s+(?:[A-Za-z-]+\s+){{0,2}}?{re.escape(stem(measure))}", re.IGNORECASE)
     # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
     count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem
-from lambdarag.text.numerals import ENGLISH_NUMBERS, count_value
+from lambdarag.text.numerals import ENGLISH_NUMBER_WORD, ENGLISH_NUMBERS, count_value
 
 # measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
@@ -29,7 +29,7 @@ _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # a figure joined to its measure by a hyphen counts too ("a 5-hour flight", "a 3-year contract")
 _FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
-_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(ENGLISH_NUMBERS)})\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(rf"{ENGLISH_NUMBER_WORD}\b", re.IGNORECASE)
 # a count in Chinese numerals before its measure or a range's other end ("两年", "三张", "十八至三十五周岁")
 _CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d])([一二三四五六七八九十两]{1,3})"
                        r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"

@@ -13,6 +13,7 @@ DIGITS: dict[str, int] = {
 
 # Small counts an English text writes in words ("two permits", "one year"), one to twelve in order
 ENGLISH_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+ENGLISH_NUMBER_WORD = rf"\b(?:{'|'.join(ENGLISH_NUMBERS)})"  # one of them as a pattern, from a word's start
 # A written date spells its digits one by one (二〇二三年): 两 only counts, it is never a digit there.
 DATE_DIGITS: dict[str, int] = {ch: value for ch, value in DIGITS.items() if ch != TWO_COUNTING}
 # A count (近五年, 两年, 十年) has no zero, and 十 alone is ten.
