@@ -13,7 +13,7 @@ from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
 from lambdarag.answer.sentences import candidate_units, cut_by_window
-from lambdarag.answer.table_text import grams
+from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
 
@@ -1029,3 +1029,15 @@ def test_a_yes_no_support_is_not_repeated_by_a_piece_of_it_a_window_cut() -> Non
     answer = extractive_answer("Is admission free for children under 12?", p, "fact", {},
                                ["admission", "free", "children"])
     assert answer.startswith("Yes") and answer.count("free for children under 12") == 1, answer
+
+
+def test_a_where_question_in_words_leads_with_the_place_not_with_a_sentence_saying_its_noun() -> None:
+    text = ("星河图书馆是全市藏书最多的公共图书馆，馆藏图书三百余万册。文化中心为各地方图书馆提供业务指导和培训服务。"
+            "星河图书馆位于人民路28号，临近中心广场。星河图书馆每周一闭馆。")
+    chunk = Chunk("lib#1", "lib", "星河图书馆", "星河图书馆", text)
+    packed = pack({}, ["lib#1"], [], {"lib#1": chunk}, max_chars=3500)
+    for question in ("星河图书馆在什么地方？", "星河图书馆位于哪些地方？"):
+        answer = extractive_answer(question, packed, "fact", {}, ["星河", "图书馆"])  # the keywords expand gives
+        assert answer.startswith("星河图书馆位于人民路28号"), answer
+    assert "地方" not in question_grams("星河图书馆在什么地方？")
+    assert "地方" in question_grams("地方政府的补贴标准是多少？")

@@ -150,3 +150,11 @@ def test_the_frame_of_an_english_how_long_question_is_not_searched() -> None:
     assert expansion.dense_query == "How long does reimbursement take?"  # the vectors read the whole question
     assert without_frame("How far in advance must trips be approved?") == "How  in advance must trips be approved?"
     assert without_frame("What is long-term debt?") == "What is long-term debt?"
+
+
+def test_the_noun_of_a_chinese_where_frame_is_not_searched() -> None:
+    expansion = expand_query("星河图书馆在什么地方？", "fact", load_config(), TOKENIZER, TODAY)
+    assert "地方" not in expansion.keywords and "地方" not in expansion.bm25_query
+    assert expansion.dense_query == "星河图书馆在什么地方？"
+    assert without_frame("哪些地方可以办理居住证？") == "哪些 可以办理居住证？"
+    assert "地方" in expand_query("地方政府的补贴标准是多少？", "fact", load_config(), TOKENIZER, TODAY).keywords

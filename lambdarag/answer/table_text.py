@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.english import stem
+from lambdarag.text.patterns import WHERE_FRAME
 from lambdarag.text.tokenizer import has_cjk, stopwords
 
 _SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
@@ -205,8 +206,8 @@ def _word_form(word: str) -> str:
 
 
 def question_grams(question: str) -> set[str]:
-    """The question's bigrams without interrogative noise."""
-    return grams(question) - cues.QUESTION_NOISE
+    """The question's bigrams without interrogative noise (nor the noun of its "什么地方")."""
+    return grams(WHERE_FRAME.sub(" ", question)) - cues.QUESTION_NOISE
 
 
 def match_score(wanted: set[str], text: str) -> float:

@@ -19,6 +19,7 @@ from lambdarag.config.schema import Config
 from lambdarag.graph.entities import entity_key, extract_entities
 from lambdarag.graph.schema import Entity
 from lambdarag.query.temporal import TimeScope, expand_years, time_scope
+from lambdarag.text.patterns import WHERE_FRAME
 from lambdarag.text.tokenizer import Tokenizer, normalize
 
 _COURTESY = re.compile(
@@ -153,7 +154,9 @@ def expand_query(
 
 def without_frame(question: str) -> str:
     """The question without the words of its English "how long" frame ("How long does reimbursement take?" ->
-    "How does reimbursement ?"), which neither BM25 nor the keywords should match; other questions as they are."""
+    "How does reimbursement ?") or the noun of its "什么地方" ("马纳瓜在什么 "), which neither BM25 nor the keywords
+    should match; other questions as they are."""
+    question = WHERE_FRAME.sub(lambda m: m.group(0)[:-2] + " ", question)
     frame = _EN_FRAME.match(question)
     if frame is None:
         return question

@@ -57,3 +57,9 @@ TITLE = re.compile(bracketed_title(1, 80, one_line=True))
 # A cited policy basis or a repealed name: two to sixty characters, a line break allowed (an extracted PDF line may
 # wrap inside the brackets); slot filling and version detection read it so.
 CITED_TITLE = re.compile(bracketed_title(2, 60))
+
+# --- Question frames ------------------------------------------------------------------------------
+
+# A Chinese question asking where in words whose noun names nothing of its topic: "马纳瓜在什么地方" asks where, and
+# its 地方 is no keyword to search or match by (elsewhere 地方 is content: 地方政府, 地方标准).
+WHERE_FRAME = re.compile(r"(?:什么|哪个|哪一个|哪些|何种)地方")
