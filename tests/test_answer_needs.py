@@ -562,6 +562,9 @@ def test_a_where_answer_states_where_more_than_it_names_a_place() -> None:
     # a note in brackets between the place and 人 ("江城县东镇（今东区）人")
     assert evidence_bonus(origin, "江城县东镇（今东区）人。", "张某是哪里人？") == evidence_bonus(
         origin, "张某，字子石，江城人。", "张某是哪里人？")
+    for asked in ("张某是什么地方的人？", "张某的籍贯是哪里？", "张某出身于什么地方？"):  # where from, in other words
+        assert evidence_bonus(question_need(asked), "张某，字子石，江城人。", asked) > evidence_bonus(
+            question_need(asked), "张某曾在江城区任职。", asked), asked
     assert evidence_bonus(question_need("Where is the plant?"), "The plant is located in Ohio.") > evidence_bonus(
         question_need("Where is the plant?"), "The plant makes steel.")
 
