@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from lambdarag.answer.context import pack
+from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.window_ends import MAX_COMPLETION, completed
 from lambdarag.records import Chunk
 
@@ -70,3 +71,12 @@ def test_a_figure_chinese_text_broke_at_a_window_is_one_figure_again() -> None:
              "逾期未作出决定的，申请人可以向住房公积金管理中心投诉，投诉电话：010-6512")
     chunks = store(first=first, second="3456，工作时间为周一至周五。其他事项另行通知。")
     assert completed(chunks["mpl#0033"], chunks).endswith("投诉电话：010-65123456，工作时间为周一至周五。")
+
+
+def test_a_piece_the_window_cut_after_a_comma_is_quoted_without_it() -> None:
+    text = "，在专业领域声誉显著。学院现有教授四十二人，副教授五十五人。"
+    chunk = Chunk("arts#2", "arts", "美术学院", "美术学院", text)
+    packed = pack({}, ["arts#2"], [], {"arts#2": chunk}, max_chars=3500)
+    keywords = ["美术学院", "专业", "领域", "声誉"]
+    answer = extractive_answer("美术学院在专业领域的声誉如何？", packed, "fact", {}, keywords)
+    assert answer.startswith("在专业领域声誉显著[1]"), answer

@@ -68,6 +68,7 @@ WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
 CUT_FACTOR = 0.8  # score kept by a sentence the chunk's window cut (its other part is in the neighbouring chunk)
+CUT_OPENING = "，,、；;"  # punctuation no sentence opens with
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
@@ -338,7 +339,8 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             # the line after a question answers it ("1.什么是…？" then its answer, without "答："): matched with it
             asked, question = question, ""
             whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
-            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items) for s in whole)
+            shown = [s.lstrip(CUT_OPENING) for s in whole]  # "，引领学院…": a piece the window or a dropped name cut
+            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items) for s in shown if s)
 
 
 def cut_by_window(sentence: str, body: str) -> bool:
