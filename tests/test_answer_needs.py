@@ -12,7 +12,7 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
-from lambdarag.answer.sentences import candidate_units, cut_by_window
+from lambdarag.answer.sentences import Scored, candidate_units, cut_by_window
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
@@ -1044,3 +1044,14 @@ def test_a_where_question_in_words_leads_with_the_place_not_with_a_sentence_sayi
         assert answer.startswith("星河图书馆位于人民路28号"), answer
     assert "地方" not in question_grams("星河图书馆在什么地方？")
     assert "地方" in question_grams("地方政府的补贴标准是多少？")
+
+
+def test_a_cited_sentence_ends_in_its_own_script_without_the_space_or_comma_left_before_its_stop() -> None:
+    def cited(sentence: str) -> str:
+        return Scored(1.0, 1, 0, sentence).cited()
+
+    assert cited("该奖项得主包括略萨(Mario Vargas Llosa)") == "该奖项得主包括略萨(Mario Vargas Llosa)[1]。"
+    assert cited("丈夫从事音响工作，比她大一年 。") == "丈夫从事音响工作，比她大一年[1]。"
+    assert cited("在前方加设一道板甲， ") == "在前方加设一道板甲[1]。"
+    assert cited("The office is in Room 5 of 江城大学") == "The office is in Room 5 of 江城大学[1]. "
+    assert cited("Fees are due within 30 days.") == "Fees are due within 30 days[1]. "

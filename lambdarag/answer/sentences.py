@@ -36,7 +36,6 @@ from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_tabl
 from lambdarag.answer.unsaid import Unsaid
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
-    has_cjk,
     keyword_overlap,
     normalize,
     rejoin_enumerations,
@@ -74,6 +73,8 @@ REPEATED = 0.8  # share of a sentence's words already said that, with all its nu
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
                      r"|前[一二三四五六七八九十\d]+(?:所|个|名|位)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 @dataclass(frozen=True)
@@ -369,13 +370,14 @@ def score_text(text: str, keywords: Sequence[str], wanted: set[str]) -> float:
 
 
 def close(sentence: str) -> str:
-    """The sentence without its final punctuation."""
-    return sentence.rstrip("。；;！!？?.")
+    """The sentence without its final punctuation, nor a comma or space the text left before it ("板甲， 。")."""
+    return sentence.rstrip("。；;！!？?.，,、 \t\n")
 
 
 def end(sentence: str) -> str:
-    """The sentence's own full stop, question or exclamation mark, else 。 (". " after an English sentence)."""
+    """The sentence's own full stop, question or exclamation mark, else 。 (". " after an English sentence: one with
+    more words in Latin letters than Chinese characters, whatever its last words are)."""
     tail = sentence.rstrip()[-1:] if sentence.strip() else ""
     if tail and tail in "。！？":
         return tail
-    return "。" if has_cjk(sentence[-12:]) else ". "
+    return "。" if len(_CJK.findall(sentence)) > len(_LATIN_WORD.findall(sentence)) else ". "
