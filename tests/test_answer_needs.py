@@ -551,6 +551,18 @@ def test_a_sentence_echoing_the_questions_predicate_outscores_one_that_only_shar
     assert scored["某鸟主要猎食蝉和蜘蛛。"] > scored["某鸟主要分布在北岛的中部。"], scored
 
 
+def test_a_one_character_word_the_question_asks_about_is_echoed_though_no_keyword() -> None:
+    from lambdarag.answer.sentences import scored_sentences
+    from lambdarag.answer.unsaid import lone_characters
+
+    assert lone_characters("某鸟的蛋有什么特征？", ["某鸟", "特征"]) == ["蛋"]
+    assert lone_characters("某鸟以什么为食？", ["某鸟"]) == ["食"]
+    assert lone_characters("某鸟在外形上有什么特征？", ["某鸟", "外形", "特征"]) == []  # 上 places, asks nothing
+    p = one_doc("某鸟", "某鸟是一种大型的鸟类，体长约80厘米。雌鸟每次产2枚，蛋表面粗糙，呈白色。")
+    scored = {s.sentence: s.score for s in scored_sentences("某鸟的蛋有什么特征？", p.pieces, ["某鸟", "特征"], "fact")}
+    assert scored["雌鸟每次产2枚，蛋表面粗糙，呈白色。"] > scored["某鸟是一种大型的鸟类，体长约80厘米。"], scored
+
+
 def test_a_where_answer_states_where_more_than_it_names_a_place() -> None:
     need = question_need("某车站在什么地方？")
     named = evidence_bonus(need, "某车站是江城区的一个换乘站。", "某车站在什么地方？")

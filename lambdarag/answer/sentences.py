@@ -33,7 +33,7 @@ from lambdarag.answer.lines import (
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
-from lambdarag.answer.unsaid import Unsaid
+from lambdarag.answer.unsaid import Unsaid, lone_characters
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
     keyword_overlap,
@@ -236,8 +236,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
-    asked = AskedValues.of(question, intent)
-    need = question_need(question)
+    echoed = [*keywords, *lone_characters(question, keywords)]  # the words a sentence may echo beyond its heading
+    asked, need = AskedValues.of(question, intent), question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
     split = [split_piece(piece) for piece in evidence]  # (head line, body) of each piece
@@ -246,7 +246,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
         # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
         chunk_score = score_text(piece.text, keywords, wanted)
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
-        unsaid = Unsaid.of(keywords, head)
+        unsaid = Unsaid.of(echoed, head)
         in_section = section_bonus(need, head) > 0  # the chunk's section is headed by what is asked
         for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind),
                                     need.kind in WHOLE_LISTS):

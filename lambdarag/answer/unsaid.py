@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem, word_stems
-from lambdarag.text.tokenizer import has_cjk
+from lambdarag.text.tokenizer import has_cjk, stopwords, words
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 # a breadcrumb section that asks ("… > Can I choose a Mac?", "… > 居住证办理需要多长时间？"): an FAQ's question,
 # which the sentences under it answer; its words are the question's, not the page's subject
 _ASKING_SECTION = re.compile(r"[^>]*[?？]")
+# single characters that place or ask rather than name what is asked ("外形上", "由谁", "哪些人")
+_NOT_ASKED = frozenset("上中下里内外前后来去谁哪啥人")
 
 
 @dataclass(frozen=True)
@@ -50,3 +52,14 @@ class Unsaid:
         an FAQ answer with its question: "Yes. Residents can buy visitor vouchers" says "zone" by "Can visitors
         park in the zone?")."""
         return self.said(own, self.echo(own)) if own != shown else self.said(shown, echo)
+
+
+def lone_characters(question: str, keywords: Sequence[str]) -> list[str]:
+    """The question's one-character words standing alone, which its keywords leave out (a longer word is left):
+    what "以什么为食", "蛋有什么特征", "哪个系的" ask about (食, 蛋, 系). A run of them is a name the dictionary does
+    not know, which the keywords hold whole."""
+    tokens = words(question)
+    single = [len(t) == 1 and has_cjk(t) and t not in stopwords() for t in tokens]
+    return [t for i, t in enumerate(tokens) if single[i] and not (i > 0 and single[i - 1])
+            and not (i + 1 < len(tokens) and single[i + 1]) and t not in _NOT_ASKED
+            and not any(t in k for k in keywords)]
