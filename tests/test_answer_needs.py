@@ -558,6 +558,7 @@ def test_a_one_character_word_the_question_asks_about_is_echoed_though_no_keywor
     assert lone_characters("某鸟的蛋有什么特征？", ["某鸟", "特征"]) == ["蛋"]
     assert lone_characters("某鸟以什么为食？", ["某鸟"]) == ["食"]
     assert lone_characters("某鸟在外形上有什么特征？", ["某鸟", "外形", "特征"]) == []  # 上 places, asks nothing
+    assert lone_characters("司马晏为什么被抓？", ["司马"]) == ["抓"]  # 晏 next to 司马: part of the name
     p = one_doc("某鸟", "某鸟是一种大型的鸟类，体长约80厘米。雌鸟每次产2枚，蛋表面粗糙，呈白色。")
     scored = {s.sentence: s.score for s in scored_sentences("某鸟的蛋有什么特征？", p.pieces, ["某鸟", "特征"], "fact")}
     assert scored["雌鸟每次产2枚，蛋表面粗糙，呈白色。"] > scored["某鸟是一种大型的鸟类，体长约80厘米。"], scored

@@ -55,11 +55,11 @@ class Unsaid:
 
 
 def lone_characters(question: str, keywords: Sequence[str]) -> list[str]:
-    """The question's one-character words standing alone, which its keywords leave out (a longer word is left):
-    what "以什么为食", "蛋有什么特征", "哪个系的" ask about (食, 蛋, 系). A run of them is a name the dictionary does
-    not know, which the keywords hold whole."""
+    """The question's one-character words between its function words, which its keywords leave out when longer
+    ones are left: what "以什么为食", "蛋有什么特征", "哪个系的" ask about (食, 蛋, 系). One next to another word
+    is part of a name the dictionary does not know (司马 + 晏), which the keywords hold."""
     tokens = words(question)
-    single = [len(t) == 1 and has_cjk(t) and t not in stopwords() for t in tokens]
-    return [t for i, t in enumerate(tokens) if single[i] and not (i > 0 and single[i - 1])
-            and not (i + 1 < len(tokens) and single[i + 1]) and t not in _NOT_ASKED
+    content = [t not in stopwords() and (has_cjk(t) or (t.isascii() and t.isalnum())) for t in tokens]
+    return [t for i, t in enumerate(tokens) if len(t) == 1 and content[i] and t not in _NOT_ASKED
+            and not (i > 0 and content[i - 1]) and not (i + 1 < len(tokens) and content[i + 1])
             and not any(t in k for k in keywords)]
