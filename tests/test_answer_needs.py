@@ -1068,3 +1068,19 @@ def test_a_cited_sentence_ends_in_its_own_script_without_the_space_or_comma_left
     assert cited("在前方加设一道板甲， ") == "在前方加设一道板甲[1]。"
     assert cited("The office is in Room 5 of 江城大学") == "The office is in Room 5 of 江城大学[1]. "
     assert cited("Fees are due within 30 days.") == "Fees are due within 30 days[1]. "
+
+
+@pytest.mark.parametrize(("question", "text", "keywords", "reason"), [
+    ("为什么管理委员会在2006年决定兴建通往墓园的新路？",
+     "墓园位于山上。每年清明都会实施道路管制，令大批市民须徒步上山，为人诟病。"
+     "因此管理委员会于2006年决定兴建一条由车站通往墓园的新路，新路于2012年启用。",
+     ["管理", "委员会", "2006年", "决定", "兴建", "墓园", "新路"], "每年清明都会实施道路管制"),
+    ("Why did the council decide to build a new road to the cemetery?",
+     "The cemetery stands on a hill. Every spring the road is closed to cars and visitors must walk up the hill. "
+     "Therefore the council decided in 2006 to build a new road to the cemetery from the station.",
+     ["council", "decide", "build", "new", "road", "cemetery"], "Every spring the road is closed"),
+])
+def test_a_why_answer_opening_with_therefore_is_led_by_the_sentence_it_concludes_from(
+        question: str, text: str, keywords: list[str], reason: str) -> None:
+    answer = extractive_answer(question, one_doc("Cemetery", text), "fact", {}, keywords)
+    assert answer.startswith(reason), answer

@@ -2,7 +2,8 @@
 
 A list question's best match is often the lead-in ("这门课很受学生欢迎。") and the next sentence holds the items
 ("课时安排是：导言—诗律、诗韵—对仗…"); a "why" question's best match is often the sentence stating what it asks
-about ("雄蛛会很小心地走近雌蛛。"), and the next one gives the reason ("若不小心，就会被雌蛛吃下。").
+about ("雄蛛会很小心地走近雌蛛。"), and the next one gives the reason ("若不小心，就会被雌蛛吃下。"); or, the first,
+it opens with "因此" / "Therefore", and the one before gives it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from typing import Protocol, TypeVar
 
 from lambdarag.answer.needs import gives_reason
 
+# a sentence drawing a consequence of the one before it
+_CONSEQUENCE = re.compile(r"^(?:因此|因而|所以|于是|故此|therefore\b|thus\b|hence\b|consequently\b|as a result\b)",
+                          re.IGNORECASE)
 # three items or more, each up to 15 characters, separated by 、 ； or a dash
 _ENUMERATION = re.compile(r"(?:[^、，,；;—。]{1,15}[、；;—]){2,}")
 
@@ -52,10 +56,16 @@ def with_next(picked: Sequence[C], candidates: Sequence[C], need: str) -> list[C
     answers, follows = FOLLOW_ON[need]
     out: list[C] = []
     for item in picked:
+        if item in out:
+            continue
+        at = candidates.index(item)
+        before = candidates[at - 1] if at > 0 else None
+        if need == "reason" and not out and _CONSEQUENCE.match(item.sentence) and before is not None \
+                and before.n == item.n:
+            out.append(before)  # "因此…决定兴建新路" answers why only with the sentence it concludes from
         out.append(item)
         if answers(item.sentence):
             continue
-        at = candidates.index(item)
         after = candidates[at + 1] if at + 1 < len(candidates) else None
         if after is not None and after.n == item.n and after not in picked and after not in out \
                 and follows(after.sentence):
