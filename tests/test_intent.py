@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
+from lambdarag.answer.needs import question_need
 from lambdarag.config.load import load_config
 from lambdarag.config.schema import INTENT_NAMES, IntentsConfig
 from lambdarag.models.llm import LLMClient
@@ -130,3 +131,18 @@ def test_ties_resolve_in_class_order() -> None:
     assert result.intent == "compare"
     scores, _ = score_intents("谁 流程", INTENTS)  # person 1.0 (谁) vs process 2.0 (流程)
     assert max(scores, key=lambda n: scores[n]) == "process"
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("When was the company incorporated?", True),
+    ("Until when can I apply?", True),
+    ("If my flight is cancelled, when must I rebook?", True),
+    ("Can you tell me when the office opens?", True),
+    ("Which exception is raised when an assertion fails?", False),
+    ("What happens to my laptop when I leave the organisation?", False),
+    ("Do I need MFA when working from home?", False),
+])
+def test_an_english_when_asks_a_time_only_where_it_opens_a_clause(question: str, asks: bool) -> None:
+    scores, _ = score_intents(question, INTENTS)
+    assert (scores["temporal"] > 0) is asks
+    assert (question_need(question).kind == "date") is asks

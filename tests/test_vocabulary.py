@@ -117,9 +117,10 @@ def test_graph_reads_contacts_and_titles_as_before() -> None:
 
 def test_each_consumer_keeps_its_cue_set() -> None:
     from lambdarag.answer import asked_values, table_lookup, table_text
+    from lambdarag.text.english import ASKING_WHEN
 
     dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|何年|何日|几时|几月|几号|日期|截止|年份"
-    english = r"when|\bdeadline|\bdue (?:date|by)\b"
+    english = rf"{ASKING_WHEN}|\bdeadline|\bdue (?:date|by)\b"  # "when" where it asks (text/english.py)
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
     assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
     price = r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from lambdarag.text.english import ASKING_WHEN
+
 
 def cue_pattern(*cues: str, flags: int = 0) -> re.Pattern[str]:
     """One regex matching any of ``cues`` (regex fragments), tried in the order given."""
@@ -28,7 +30,7 @@ RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the colum
 DATE = ("什么时候", "何时", "哪天", "哪一天", "哪年", "哪一年", "何年", "何日", "几时", "几月", "几号", "日期", "截止",
         "年份")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
-DATE_EN = ("when", r"\bdeadline", r"\bdue (?:date|by)\b")
+DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b")
 
 AMOUNT = ("多少", "几[个天年月次位名项]", "多久", "多长", "多大", "比例", "税率")
 AMOUNT_TABLE = ("金额",)  # the table lookup's addition

@@ -15,6 +15,7 @@ from typing import Any
 from lambdarag.config.schema import INTENT_NAMES, IntentsConfig
 from lambdarag.errors import ServiceError
 from lambdarag.models.llm import LLMClient
+from lambdarag.text.english import asks_when
 from lambdarag.text.tokenizer import normalize
 
 LABELS = {
@@ -93,7 +94,10 @@ def score_intents(question: str, intents: IntentsConfig) -> tuple[dict[str, floa
     table = keyword_table(intents)
     scores = {name: 0.0 for name in INTENT_NAMES}
     matched: dict[str, list[str]] = {name: [] for name in INTENT_NAMES}
-    for m in find_matches(normalize(question), list(table)):
+    text = normalize(question)
+    for m in find_matches(text, list(table)):
+        if m.keyword == "when" and not asks_when(text, m.start):
+            continue  # "What happens when…": a condition, not a time asked
         for name, weight in table[m.keyword].items():
             if m.keyword not in matched[name]:
                 matched[name].append(m.keyword)

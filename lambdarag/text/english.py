@@ -37,6 +37,11 @@ _SPACE_RE = re.compile(r"\s+")
 _TICKER_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
 _LOWER_RE = re.compile(r"[a-z]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
+# "when" asking a time: opening the question or a clause, after a preposition ("until when") or a verb of telling or
+# knowing ("tell me when"); elsewhere it joins a condition to the question ("What happens when the loop ends?")
+ASKING_WHEN = (r"(?:^\W*|[,;:]\s*(?:(?:and|but|so)\s+)?|\b(?:tell|know|ask|remind|sure)\b(?:\s+\w+){0,2}?\s+)"
+               r"(?:(?:since|until|till|by|from)\s+)?when\b")
+_ASKING_WHEN_RE = re.compile(ASKING_WHEN, re.IGNORECASE)
 CENTURY_PIVOT = 70  # two-digit years below this are 20yy, the others 19yy (FY22 -> 2022, FY98 -> 1998)
 
 
@@ -174,3 +179,8 @@ def rejoin_abbreviations(sentences: Sequence[str]) -> list[str]:
         else:
             out.append(sentence)
     return out
+
+
+def asks_when(text: str, at: int) -> bool:
+    """Whether the "when" at ``at`` in ``text`` asks a time (``ASKING_WHEN``) rather than joins a condition."""
+    return any(m.end() == at + len("when") for m in _ASKING_WHEN_RE.finditer(text))
