@@ -12,7 +12,7 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
-from lambdarag.answer.sentences import Scored, candidate_units, cut_by_window
+from lambdarag.answer.sentences import Scored, candidate_units, cut_by_window, opens_document
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
@@ -230,6 +230,11 @@ def test_a_sentence_the_window_cut_is_known_as_cut() -> None:
     assert not cut_by_window("出差返回后填写报销单。", "出差返回后填写报销单。报销单由负责人签字后提交")
     quoted = "处长在会上强调，报销须在返回后三十天内办理完毕，他说「逾期不再受理」"  # a closing quote ends a sentence
     assert not cut_by_window(quoted, f"出差返回后填写报销单。{quoted}")
+    # a document's first chunk starts where the document does: "nonlocal_stmt ::= …" is no piece of a sentence
+    grammar = 'nonlocal_stmt ::= "nonlocal" identifier. The statement rebinds names.'
+    assert cut_by_window('nonlocal_stmt ::= "nonlocal" identifier.', grammar)
+    assert not cut_by_window('nonlocal_stmt ::= "nonlocal" identifier.', grammar, opens_document("nonlocal#0000"))
+    assert not opens_document("nonlocal#0001")
 
 
 def test_a_short_sentence_closed_by_its_full_stop_is_a_candidate_a_fragment_is_not() -> None:

@@ -264,7 +264,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score *= field_factor(need, unit.shown, question)
             if unit.shown.rstrip().endswith(("：", ":")):
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
-            if cut_by_window(unit.shown, body):
+            if cut_by_window(unit.shown, body, opens_document(piece.chunk_id)):
                 score *= CUT_FACTOR
             said = unsaid.said_in(unit.shown, unit.matched.removeprefix(head).strip(), echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
@@ -344,15 +344,21 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items) for s in shown if s)
 
 
-def cut_by_window(sentence: str, body: str) -> bool:
+def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
     """Whether ``sentence`` is a piece the chunk's window cut off: the body's last sentence without its full stop,
-    or (in a cased script) its first sentence starting in lower case ("negatively impacted…")."""
+    or (in a cased script) its first sentence starting in lower case ("negatively impacted…"), unless the chunk is
+    its document's ``first`` (which starts where the document does: "nonlocal_stmt ::= …")."""
     text, whole = sentence.strip(), body.strip()
     if not text or not whole:
         return False
     if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS:
         return True
-    return text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
+    return not first and text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
+
+
+def opens_document(chunk_id: str | None) -> bool:
+    """Whether the chunk is its document's first ("<doc_id>#0000")."""
+    return (chunk_id or "").rpartition("#")[2] == "0000"
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
