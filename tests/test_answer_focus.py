@@ -53,3 +53,17 @@ def test_the_start_is_kept_when_it_holds_the_value_or_nothing_does() -> None:
     answer = extractive_answer("Is my licence reinstated if I cure the violation?", one_chunk(RULE), "fact", {},
                                ["licence", "reinstated", "cure", "violation"])
     assert answer.startswith("Yes") and "Moreover, your licence" in answer
+
+
+def test_asked_what_happens_on_a_condition_a_long_rule_is_quoted_by_its_consequence() -> None:
+    rule = ("If You initiate litigation against any entity by asserting a patent infringement claim (excluding "
+            "declaratory judgment actions, counter-claims, and cross-claims) alleging that a Contributor Version "
+            "directly or indirectly infringes any patent, then the rights granted to You by any and all Contributors "
+            "for the Covered Software under Section 2.1 of this License shall terminate.")
+    question = "What happens to my rights if I start a patent infringement lawsuit?"
+    answer = extractive_answer(question, one_chunk(rule), "fact", {}, ["happens", "rights", "patent", "lawsuit"])
+    assert "shall terminate" in answer and answer.startswith("…"), answer
+    # asked something else, the rule is cut from its start as before
+    answer = extractive_answer("Who may initiate patent litigation?", one_chunk(rule), "fact", {},
+                               ["initiate", "patent", "litigation"])
+    assert answer.startswith("If You initiate litigation"), answer

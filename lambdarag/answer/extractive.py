@@ -41,6 +41,11 @@ from lambdarag.text.patterns import CITATION_MARK
 
 _QUESTION_MARK = re.compile(r"[？?]")
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
+# asked what happens on a condition: answered by the consequence a conditional sentence ends with ("…, then …")
+_CONSEQUENCE_ASKED = re.compile(r"\bwhat (?:happens|will happen|would happen)\b|会怎样|会怎么样|什么后果|如何处理",
+                                re.IGNORECASE)
+_THEN = re.compile(r"\bthen\b|，则", re.IGNORECASE)
+_TAIL = 12  # characters of a sentence's end a quoted part must end with to hold its consequence
 SLOT_EXTRA_MIN = 0.5  # keyword share the top chunk's sentence needs to join a slot answer
 # person/process slots already come from tables and lists; an overview quotes whole small tables instead
 TABLE_FIRST_SKIP = frozenset({"person", "process", "synthesis"})
@@ -74,14 +79,20 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
 
 def _focus(question: str, intent: str, keywords: Sequence[str]) -> Focus:
     """The part of an over-long first sentence to quote: the clauses holding the value the question's words ask
-    for (a date, a duration, an amount), matching its words best."""
+    for (a date, a duration, an amount), or, asked what happens on a condition, the consequence the sentence ends
+    with ("If You initiate litigation…, then the rights… shall terminate"); matching its words best."""
     asked = AskedValues.of(question, intent)
     wanted = question_grams(question)
+    consequence = bool(_CONSEQUENCE_ASKED.search(question))
 
-    def carries(text: str) -> bool:
-        return asked.carries(text, asked.value_bonus(text))
+    def carries_in(body: str) -> Callable[[str], bool]:
+        def carries(text: str) -> bool:
+            ends = consequence and text.rstrip().endswith(body.rstrip()[-_TAIL:]) and bool(_THEN.search(text))
+            return ends or asked.carries(text, asked.value_bonus(text))
+        return carries
 
-    return lambda body, budget: focused(body, budget, carries, lambda text: score_text(text, keywords, wanted))
+    return lambda body, budget: focused(body, budget, carries_in(body),
+                                        lambda text: score_text(text, keywords, wanted))
 
 
 def _first_question(question: str) -> str:
