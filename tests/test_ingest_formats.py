@@ -178,6 +178,31 @@ def test_txt_first_line_standing_alone_is_the_title(tmp_path: Path) -> None:
         assert one(path, name).title == name, name
 
 
+def test_txt_underlined_lines_and_definition_terms_open_sections(tmp_path: Path) -> None:
+    path = tmp_path / "reference.txt"
+    path.write_text(
+        "Emulating containers\n********************\n\n"
+        "The following methods can be defined.\n\n"
+        "object.__len__(self)\n\n   Called to implement len().  Should return\n   the length of the object.\n\n"
+        "-v, --verbose\n   Print each file as it is read.\n\n"
+        "The simple form is equivalent to\n\n   if not expression: raise Error\n\n"
+        "Exceptions\n----------\n\nErrors are raised.\n\n"
+        "********************\n*                  *\n*  Disclaimer      *\n********************\n", encoding="utf-8")
+    doc = one(path)
+    assert doc.title == "Emulating containers"
+    sections = [(b.section, b.text) for b in doc.blocks]
+    assert sections[0] == ((), "The following methods can be defined.")
+    # a term over its indented description: what "Should return the length of the object" is about
+    assert sections[1] == (("object.__len__(self)",),
+                           "Called to implement len().  Should return\n   the length of the object.")
+    assert sections[2] == (("-v, --verbose",), "Print each file as it is read.")
+    # a lead-in sentence over a code block is no term; an underlined line is a heading, its rule no text
+    assert sections[3] == (("-v, --verbose",), "The simple form is equivalent to")
+    assert sections[5] == (("Exceptions",), "Errors are raised.")
+    # a box of marks heads nothing, and its rules are no text
+    assert [t for _, t in sections[6:]] == ["*                  *\n*  Disclaimer      *"]
+
+
 def test_html_drops_scripts_keeps_headings_and_tables(tmp_path: Path) -> None:
     page = """<html><head><title>收费公示</title><style>td {color: red}</style></head>
     <body><script>var x = "不要我";</script><h1>学费</h1><p>以下为<b>2024年</b>标准：</p>

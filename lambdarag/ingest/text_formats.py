@@ -14,6 +14,7 @@ from typing import Any
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document, page_locator
 from lambdarag.ingest.names import shown, unsafe_doc_id
+from lambdarag.ingest.plain_headings import TERM_LEVEL, is_rule, is_term, underlined_level
 from lambdarag.ingest.tables import build_table
 from lambdarag.text.dates import find_dates
 from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
@@ -150,12 +151,14 @@ def add_plain_text(builder: DocBuilder, text: str, headings: bool = True) -> int
 
 
 def _add_paragraphs(builder: DocBuilder, text: str, headings: bool, page: int | None) -> None:
-    """Paragraphs separated by blank lines; numbered Chinese heading lines open sections."""
+    """Paragraphs separated by blank lines; numbered Chinese heading lines, underlined lines and definition terms
+    open sections (ingest/plain_headings.py)."""
     locator = page_locator(page) if page is not None else ""
     paragraph: list[str] = []
-    for line in text.split("\n"):
-        level = numbered_heading_level(line) if headings else None
-        if level is not None or not line.strip():
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        level = _heading_level(lines, i) if headings else None
+        if level is not None or not line.strip() or (headings and is_rule(line)):  # a rule is no text
             builder.text("\n".join(paragraph), locator, page)
             paragraph = []
             if level is not None:
@@ -163,6 +166,15 @@ def _add_paragraphs(builder: DocBuilder, text: str, headings: bool, page: int | 
             continue
         paragraph.append(line.rstrip())
     builder.text("\n".join(paragraph), locator, page)
+
+
+def _heading_level(lines: list[str], i: int) -> int | None:
+    """The level of the section line ``i`` opens: numbered (Chinese), underlined, a definition's term; else None."""
+    numbered = numbered_heading_level(lines[i])
+    if numbered is not None:
+        return numbered
+    underlined = underlined_level(lines, i)
+    return underlined if underlined is not None else (TERM_LEVEL if is_term(lines, i) else None)
 
 
 def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
