@@ -13,7 +13,7 @@ from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
 from lambdarag.answer.sentences import Scored, candidate_units, cut_by_window, opens_document
-from lambdarag.answer.table_text import grams, question_grams
+from lambdarag.answer.table_text import grams, parse_table, question_grams
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
 
@@ -1089,3 +1089,15 @@ def test_a_why_answer_opening_with_therefore_is_led_by_the_sentence_it_concludes
         question: str, text: str, keywords: list[str], reason: str) -> None:
     answer = extractive_answer(question, one_doc("Cemetery", text), "fact", {}, keywords)
     assert answer.startswith(reason), answer
+
+
+def test_a_bar_inside_a_line_of_text_is_no_table_cell() -> None:
+    grammar = ("augmented_assignment_stmt ::= augtarget augop (expression_list | yield_expression)\n"
+               "augtarget ::= identifier | attributeref | subscription\n"
+               "Augmented assignment is the combination of a binary operation and an assignment statement.")
+    assert parse_table(grammar) is None
+    units = [u.shown for u in candidate_units(grammar, set())]
+    assert "Augmented assignment is the combination of a binary operation and an assignment statement." in units
+    # a Markdown table with its rule keeps rows without outer bars; rendered rows are fenced
+    assert parse_table("name | fee\n---|---\nA | 1") is not None
+    assert parse_table("| name | fee |\n| A | 1 |") is not None

@@ -42,16 +42,24 @@ class ParsedTable:
     caption: str = ""
 
 
-def _cells(line: str) -> list[str] | None:
+def _cells(line: str, loose: bool = False) -> list[str] | None:
     """A row's cells: two or more, or one fenced by the separator on both sides ("| 柳州高级中学 |": a table of
-    one column)."""
+    one column). A row of bars is fenced by them, unless ``loose`` (its table has a "---|---" rule): a bar inside a
+    line of text is no cell separator ("(expression_list | yield_expression)", "cat a | sort")."""
     for sep in _SPLITTERS:
         if line.count(sep) >= 1:
             text = line.strip()
             cells = [c.strip() for c in text.strip(sep).split(sep)]
             fenced = sep != "\t" and len(text) > 2 and text.startswith(sep) and text.endswith(sep)
-            return cells if len(cells) >= 2 or (fenced and cells[0]) else None
+            if sep != "\t" and not fenced and not loose:
+                return None
+            return cells if len(cells) >= 2 or cells[0] else None
     return None
+
+
+def _has_rule(text: str) -> bool:
+    """Whether ``text`` holds a Markdown table's rule under its header ("---|---", "|:--|--:|")."""
+    return any("|" in line and "-" in line and _SEPARATOR_ROW.match(line) for line in text.splitlines())
 
 
 def parse_table(text: str) -> ParsedTable | None:
@@ -59,10 +67,11 @@ def parse_table(text: str) -> ParsedTable | None:
     caption: list[str] = []
     header: list[str] | None = None
     rows: list[tuple[str, ...]] = []
+    loose = _has_rule(text)
     for line in text.splitlines():
         if not line.strip() or _SEPARATOR_ROW.match(line):
             continue
-        cells = _cells(line)
+        cells = _cells(line, loose)
         if cells is None:
             if header is None:
                 caption.append(line.strip())
@@ -125,8 +134,8 @@ def form_text(text: str) -> str | None:
     """``text`` with its form written as "label：value" lines (a field without a value left out), or None when
     the text holds no form. Read as a table, a form's first field became the header, every other field said
     "of" it."""
-    lines = text.splitlines()
-    cells = {i: c for i, line in enumerate(lines) if not _SEPARATOR_ROW.match(line) and (c := _cells(line))}
+    lines, loose = text.splitlines(), _has_rule(text)
+    cells = {i: c for i, line in enumerate(lines) if not _SEPARATOR_ROW.match(line) and (c := _cells(line, loose))}
     if not is_form(list(cells.values())):
         return None
     out = []
