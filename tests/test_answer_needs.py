@@ -1101,3 +1101,4 @@ def test_a_bar_inside_a_line_of_text_is_no_table_cell() -> None:
     # a Markdown table with its rule keeps rows without outer bars; rendered rows are fenced
     assert parse_table("name | fee\n---|---\nA | 1") is not None
     assert parse_table("| name | fee |\n| A | 1 |") is not None
+    assert parse_table("标题\t\n正文\t") is None  # a line's trailing tab makes no one-cell row

@@ -53,7 +53,7 @@ def _cells(line: str, loose: bool = False) -> list[str] | None:
             fenced = sep != "\t" and len(text) > 2 and text.startswith(sep) and text.endswith(sep)
             if sep != "\t" and not fenced and not loose:
                 return None
-            return cells if len(cells) >= 2 or cells[0] else None
+            return cells if len(cells) >= 2 or (fenced and cells[0]) else None
     return None
 
 

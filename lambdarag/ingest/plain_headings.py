@@ -17,7 +17,7 @@ TERM_LEVEL = 4  # below the underlined and the numbered Chinese headings (第一
 TERM_MAX = 40  # characters of a term line
 TERM_WORDS = 5  # words of a term line: a longer line over an indented block is a lead-in ("…is equivalent to")
 _RULE = re.compile(r"^([=*#\-~^+])\1{2,}$")
-_SENTENCE_END = re.compile(r"[。！？；，,.;:：!?]$")
+SENTENCE_END = re.compile(r"[。！？；，,.;:：!?]$")  # a line closed as a sentence or clause heads nothing
 _INDENT = re.compile(r"^(?: {2,}|\t)\S")
 _WORD = re.compile(r"[^\W_]")  # a letter or digit, of any script
 
@@ -45,7 +45,7 @@ def is_term(lines: list[str], i: int) -> bool:
     line = lines[i]
     text = line.strip()
     if (not text or is_rule(line) or line[0].isspace() or len(text) > TERM_MAX or len(text.split()) > TERM_WORDS
-            or _SENTENCE_END.search(text)):
+            or SENTENCE_END.search(text)):
         return False
     if i > 0 and lines[i - 1].strip():
         return False  # inside a paragraph

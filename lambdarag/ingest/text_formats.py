@@ -14,7 +14,7 @@ from typing import Any
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document, page_locator
 from lambdarag.ingest.names import shown, unsafe_doc_id
-from lambdarag.ingest.plain_headings import TERM_LEVEL, is_rule, is_term, underlined_level
+from lambdarag.ingest.plain_headings import SENTENCE_END, TERM_LEVEL, is_rule, is_term, underlined_level
 from lambdarag.ingest.tables import build_table
 from lambdarag.text.dates import find_dates
 from lambdarag.text.numerals import ONE_TO_NINE, TEN, TWO_COUNTING
@@ -26,7 +26,6 @@ _CN_NUM = f"{ONE_TO_NINE}{TEN}百千零〇{TWO_COUNTING}\\d"  # heading and list
 _CHAPTER = re.compile(rf"^第[{_CN_NUM}]+[章编](\s|$)")
 _PART = re.compile(rf"^第[{_CN_NUM}]+节(\s|$)")
 _ENUMERATED = re.compile(rf"^[{_CN_NUM}]+、\S")
-_SENTENCE_END = re.compile(r"[。！？；，,.;:：!?]$")
 _WEB_ADDRESS = re.compile(r"^(?:https?://|www\.)\S+$")
 _MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -67,7 +66,7 @@ def read_text(path: Path) -> str:
 def numbered_heading_level(line: str) -> int | None:
     """Level of a Chinese numbered heading line (第一章 1, 第一节 2, 一、 3), else None."""
     line = line.strip()
-    if not line or len(line) > 40 or _SENTENCE_END.search(line):
+    if not line or len(line) > 40 or SENTENCE_END.search(line):
         return None
     if _CHAPTER.match(line):
         return 1
@@ -92,7 +91,7 @@ def leading_title(text: str) -> tuple[str, str]:
     then the file's name. The lines under the title stay text: "Version 1.3, 3 November 2008" is searched."""
     head, _, rest = text.lstrip("\n").partition("\n")
     line = head.strip()
-    if (not line or len(line) > TITLE_MAX or not rest.strip() or _SENTENCE_END.search(line)
+    if (not line or len(line) > TITLE_MAX or not rest.strip() or SENTENCE_END.search(line)
             or numbered_heading_level(line) is not None or page_marker(line) is not None or "\f" in line):
         return "", text
     return (line, rest) if rest.startswith("\f") or _title_block(rest.split("\n")) else ("", text)
@@ -106,7 +105,7 @@ def _title_block(lines: list[str]) -> bool:
         line = raw.strip()
         if not line:
             return True
-        if (n == TITLE_BLOCK_LINES or "\f" in raw or len(line) > TITLE_MAX or _SENTENCE_END.search(line)
+        if (n == TITLE_BLOCK_LINES or "\f" in raw or len(line) > TITLE_MAX or SENTENCE_END.search(line)
                 or (line[0].islower() and not _WEB_ADDRESS.match(line)) or numbered_heading_level(line) is not None
                 or page_marker(line) is not None):
             return False
