@@ -186,6 +186,7 @@ def test_txt_underlined_lines_and_definition_terms_open_sections(tmp_path: Path)
         "object.__len__(self)\n\n   Called to implement len().  Should return\n   the length of the object.\n\n"
         "-v, --verbose\n   Print each file as it is read.\n\n"
         "The simple form is equivalent to\n\n   if not expression: raise Error\n\n"
+        "1. Submit the claim form\n   within 30 days of travel.\n\n"
         "Exceptions\n----------\n\nErrors are raised.\n\n"
         "********************\n*                  *\n*  Disclaimer      *\n********************\n", encoding="utf-8")
     doc = one(path)
@@ -198,9 +199,11 @@ def test_txt_underlined_lines_and_definition_terms_open_sections(tmp_path: Path)
     assert sections[2] == (("-v, --verbose",), "Print each file as it is read.")
     # a lead-in sentence over a code block is no term; an underlined line is a heading, its rule no text
     assert sections[3] == (("-v, --verbose",), "The simple form is equivalent to")
-    assert sections[5] == (("Exceptions",), "Errors are raised.")
+    # a list item's wrapped first line is no term: its next line goes on with it
+    assert sections[5] == (("-v, --verbose",), "1. Submit the claim form\n   within 30 days of travel.")
+    assert sections[6] == (("Exceptions",), "Errors are raised.")
     # a box of marks heads nothing, and its rules are no text
-    assert [t for _, t in sections[6:]] == ["*                  *\n*  Disclaimer      *"]
+    assert [t for _, t in sections[7:]] == ["*                  *\n*  Disclaimer      *"]
 
 
 def test_html_drops_scripts_keeps_headings_and_tables(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ UNDERLINED_LEVELS = {"=": 1, "*": 1, "#": 1, "-": 2, "~": 2, "^": 3, "+": 3}
 UNDERLINED_MAX = 80  # characters of an underlined heading
 TERM_LEVEL = 4  # below the underlined and the numbered Chinese headings (第一章 1, 第一节 2, 一、 3)
 TERM_MAX = 40  # characters of a term line
+TERM_SHARE = 0.6  # a term is at most this share of its description's first line
 TERM_WORDS = 5  # words of a term line: a longer line over an indented block is a lead-in ("…is equivalent to")
 _RULE = re.compile(r"^([=*#\-~^+])\1{2,}$")
 SENTENCE_END = re.compile(r"[。！？；，,.;:：!?]$")  # a line closed as a sentence or clause heads nothing
@@ -40,8 +41,9 @@ def is_rule(line: str) -> bool:
 
 
 def is_term(lines: list[str], i: int) -> bool:
-    """Whether line ``i`` is a definition list's term: a short unindented line (a few words) opening its paragraph,
-    no sentence, over an indented description (on the next line, or after one blank line)."""
+    """Whether line ``i`` is a definition list's term: a short unindented line (a few words, shorter than the line
+    under it) opening its paragraph, no sentence, over an indented description (on the next line, or after one blank
+    line) that does not go on with it in lower case."""
     line = lines[i]
     text = line.strip()
     if (not text or is_rule(line) or line[0].isspace() or len(text) > TERM_MAX or len(text.split()) > TERM_WORDS
@@ -51,4 +53,8 @@ def is_term(lines: list[str], i: int) -> bool:
         return False  # inside a paragraph
     after = lines[i + 1 : i + 3]
     body = after[1] if after and not after[0].strip() and len(after) > 1 else (after[0] if after else "")
-    return bool(_INDENT.match(body))
+    description = body.strip()
+    # a list item's wrapped first line ("1. Submit the claim form" over "   within 30 days.") is as long as the
+    # lines under it, and they go on with it in lower case
+    return (bool(_INDENT.match(body)) and len(text) <= TERM_SHARE * len(description)
+            and not description[:1].islower())
