@@ -15,10 +15,21 @@ from typing import Any, TypeVar, overload
 T = TypeVar("T")
 
 
+def make_chunk_id(doc_id: str, n: int) -> str:
+    """The id of a document's ``n``-th chunk (from 0): "<doc_id>#<nnnn>"."""
+    return f"{doc_id}#{n:04d}"
+
+
 def chunk_doc_id(chunk_id: str) -> str:
     """The document part of a chunk id "<doc_id>#<nnnn>" ("" for an id without one)."""
     doc_id, sep, _ = chunk_id.rpartition("#")
     return doc_id if sep else ""
+
+
+def chunk_number(chunk_id: str) -> int | None:
+    """The position part of a chunk id "<doc_id>#<nnnn>" (None for an id without one)."""
+    _, sep, number = chunk_id.rpartition("#")
+    return int(number) if sep and number.isdigit() else None
 
 
 @dataclass(frozen=True)

@@ -74,12 +74,12 @@ def _is_faq(text: str) -> bool:
     """Questions with their answers ("1.什么是…？" / "问：…"): each answer answers its own question, and the
     sentence reader pairs them (answer/sentences.py); read as a procedure, its numbered questions became "steps"
     and one answer's clauses another question's conditions."""
-    return sum(1 for line in _lines(text) if QUESTION_LINE.search(line)) >= FAQ_QUESTIONS
+    return sum(1 for line in unwrapped_lines(text) if QUESTION_LINE.search(line)) >= FAQ_QUESTIONS
 
 
 def _lead(text: str) -> str:
     """The line introducing a numbered list ("…程序编制："), without its article number; "" when none."""
-    lines = _lines(text)
+    lines = unwrapped_lines(text)
     first = next((i for i, line in enumerate(lines) if _STEP.match(line)), -1)
     if first <= 0 or not lines[first - 1].endswith(("：", ":")):
         return ""
@@ -87,7 +87,7 @@ def _lead(text: str) -> str:
 
 
 def _numbered(text: str) -> list[str]:
-    lines = _lines(text)
+    lines = unwrapped_lines(text)
     return [_STEP.sub("", line).strip() for i, line in enumerate(lines)
             if _STEP.match(line) and _STEP.sub("", line) and not _numbered_heading(line, lines[i + 1: i + 2])]
 
@@ -115,17 +115,12 @@ def _clauses(text: str) -> list[str]:
     return [c.strip() for s in sentences for c in re.split(r"[；;]", s) if c.strip()]
 
 
-def _lines(text: str) -> list[str]:
-    """The text's lines as written: a sentence the page width broke is one line again (answer/lines.py)."""
-    return unwrapped_lines(text)
-
-
 def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
     """Numbered lines of a procedure chunk; in a 流程/步骤 section, its lines (Word lists lose their numbers)."""
     for chunk in pool:
         if _MATERIAL_SECTION.search(_section(chunk)) or parse_table(chunk.text) is not None:
             continue
-        items = _numbered(chunk.text) or _lines(chunk.text)
+        items = _numbered(chunk.text) or unwrapped_lines(chunk.text)
         if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)) and not is_contents(items) \
                 and not _articles(items):
             return items, chunk.chunk_id
@@ -161,7 +156,7 @@ def _materials(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]
             items = [f"{r[col]}（{r[note]}）" if 0 <= note < len(r) and r[note] else r[col]
                      for r in table.rows if col < len(r) and r[col]]
         else:
-            items = _numbered(chunk.text) or [x for x in _lines(chunk.text) if len(x) <= 60]
+            items = _numbered(chunk.text) or [x for x in unwrapped_lines(chunk.text) if len(x) <= 60]
         if len(items) >= 2:  # a lone line is a table caption or a heading, not a list of materials
             return list(dict.fromkeys(items)), chunk.chunk_id
     return [], ""
@@ -187,7 +182,7 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
 def _where(pool: Sequence[Chunk], wanted: set[str]) -> tuple[str, str]:
     """Where to hand in: a place after 交至/投递至/前往…, else the first window / hall / room named (read in the
     text's sentences: "到住房公积金\n管理中心服务网点办理" is one place)."""
-    texts = [("\n".join(_lines(chunk.text)), chunk.chunk_id) for chunk in pool[:4]]
+    texts = [("\n".join(unwrapped_lines(chunk.text)), chunk.chunk_id) for chunk in pool[:4]]
     for text, chunk_id in texts:
         for m in _WHERE_AFTER_VERB.finditer(text):
             if _PLACE_WORD.search(m.group(1)):

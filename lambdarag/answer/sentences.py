@@ -34,6 +34,7 @@ from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_facto
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.answer.unsaid import Unsaid, lone_characters
+from lambdarag.records import chunk_number
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
     keyword_overlap,
@@ -358,7 +359,7 @@ def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
 
 def opens_document(chunk_id: str | None) -> bool:
     """Whether the chunk is its document's first ("<doc_id>#0000")."""
-    return (chunk_id or "").rpartition("#")[2] == "0000"
+    return chunk_number(chunk_id or "") == 0
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:

@@ -19,7 +19,7 @@ from lambdarag.answer.slot_rules import data_slots, person_slots
 from lambdarag.answer.table_text import form_text, match_score, question_grams
 from lambdarag.config.schema import Config
 from lambdarag.errors import ServiceError
-from lambdarag.records import Chunk
+from lambdarag.records import Chunk, make_chunk_id
 from lambdarag.text.fence import fence, fenced_messages, neutralise_markers
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def document_chunks(doc_id: str, chunks: Mapping[str, Chunk], limit: int = 200) 
     found: list[Chunk] = []
     misses = 0
     for i in range(limit):
-        chunk = chunks.get(f"{doc_id}#{i:04d}")
+        chunk = chunks.get(make_chunk_id(doc_id, i))
         misses = misses + 1 if chunk is None else 0
         if misses > MAX_ID_GAP:  # ids are consecutive; a few missing ones are tolerated, a long run ends the doc
             break

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 
 from lambdarag.answer.lines import line_width, spaced, wrapped
-from lambdarag.records import Chunk
+from lambdarag.records import Chunk, chunk_doc_id, chunk_number, make_chunk_id
 
 MAX_COMPLETION = 300  # characters a cut sentence may take from a neighbour; a longer rest is left out
 _END = re.compile(r"[。！？；!?;][”’\"」』）)]*|\.(?=\s|$)[”’\"」』）)]*")
@@ -34,10 +34,10 @@ def completed(chunk: Chunk, chunks: Mapping[str, Chunk]) -> str:
 
 def _next(chunk: Chunk, chunks: Mapping[str, Chunk]) -> Chunk | None:
     """The next chunk of the same document and section ("doc#0007" -> "doc#0008"), else None."""
-    doc, _, number = chunk.chunk_id.rpartition("#")
-    if not number.isdigit():
+    number = chunk_number(chunk.chunk_id)
+    if number is None:
         return None
-    other = chunks.get(f"{doc}#{int(number) + 1:0{len(number)}d}")
+    other = chunks.get(make_chunk_id(chunk_doc_id(chunk.chunk_id), number + 1))
     if other is None or other.is_table or other.breadcrumb != chunk.breadcrumb:
         return None
     return other

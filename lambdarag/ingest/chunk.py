@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lambdarag.ingest.document import Block, Document, Table
 from lambdarag.ingest.settings import IngestSettings
-from lambdarag.records import Chunk
+from lambdarag.records import Chunk, make_chunk_id
 from lambdarag.text.dates import edition_year, find_dates
 
 HEADER_SEPARATOR = " · "  # between the values of a document header (Chunk.context)
@@ -73,7 +73,7 @@ def chunk_document(doc: Document, settings: IngestSettings) -> list[Chunk]:
         breadcrumb = " > ".join(part for part in (doc.title, *piece.section) if part)
         chunks.append(
             Chunk(
-                chunk_id=f"{doc.doc_id}#{n:04d}",
+                chunk_id=make_chunk_id(doc.doc_id, n),
                 doc_id=doc.doc_id,
                 title=doc.title,
                 breadcrumb=breadcrumb,
