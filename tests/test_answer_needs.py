@@ -1102,3 +1102,12 @@ def test_a_bar_inside_a_line_of_text_is_no_table_cell() -> None:
     assert parse_table("name | fee\n---|---\nA | 1") is not None
     assert parse_table("| name | fee |\n| A | 1 |") is not None
     assert parse_table("标题\t\n正文\t") is None  # a line's trailing tab makes no one-cell row
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("基层就业补贴何时发放", True), ("材料交到何处", True),
+    ("不需要任何人手调整", False), ("无论何时都受理", False), ("任何地方都可以办理", False),
+])
+def test_any_is_no_question_word(question: str, asks: bool) -> None:
+    """何 asks ("何时", "何处") except as "any": "任何人", "无论何时" ask nothing."""
+    assert asks_something(question) is asks

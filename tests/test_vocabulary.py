@@ -119,7 +119,8 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     from lambdarag.answer import asked_values, table_lookup, table_text
     from lambdarag.text.english import ASKING_WHEN
 
-    dates = "什么时候|何时|哪天|哪一天|哪年|哪一年|何年|何日|几时|几月|几号|日期|截止|年份"
+    he = "(?<![任论])何"  # 何 asks, except as "any" (任何, 无论何)
+    dates = f"什么时候|{he}时|哪天|哪一天|哪年|哪一年|{he}[年日]|几时|几月|几号|日期|截止|年份"
     english = rf"{ASKING_WHEN}|\bdeadline|\bdue (?:date|by)\b"  # "when" where it asks (text/english.py)
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
     assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
@@ -141,6 +142,7 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     ("住宿费的限额是多少", False, True, True), ("报销时限", False, False, False),
     ("When is it due", True, False, False),
     ("排名第一的是哪个学院", False, False, False), ("几号窗口", True, False, True),
+    ("任何时候都可以办理吗", False, False, False), ("无论何时申请都受理吗", False, False, False),
 ])
 def test_cue_sets_answer_as_before(question: str, date: bool, amount: bool, value: bool) -> None:
     from lambdarag.answer import asked_values, table_lookup

@@ -26,9 +26,10 @@ PRICE_HEADER = ("元", "价格", "收费", "费用", "金额", r"\bprices?\b", r
                 r"\busd\b", r"\bgbp\b", r"\beur\b", r"[$£€]")
 RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the column's maximum too
 
+ASKS_WHAT = r"(?<![任论])何"  # 何 asks ("何时", "何处") except as "any" ("任何时候", "无论何处")
 # ("哪个月" is left out: "哪个月…最多" picks a table's row by its label, which names a month, not a date)
-DATE = ("什么时候", "何时", "哪天", "哪一天", "哪年", "哪一年", "何年", "何日", "几时", "几月", "几号", "日期", "截止",
-        "年份")
+DATE = ("什么时候", f"{ASKS_WHAT}时", "哪天", "哪一天", "哪年", "哪一年", f"{ASKS_WHAT}[年日]", "几时", "几月", "几号",
+        "日期", "截止", "年份")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
 DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b")
 
@@ -45,7 +46,7 @@ DURATION_FIELDS = ("时限", "期限", "时长", "周期", r"\bperiod\b", r"\bdu
 # A question asking for a table cell rather than a row: amounts, dates and contact details.
 VALUE = (
     "多少", "几[个天年月次号位名]", "多久", "多长", "多大", "多高", "标准", "限额", "上限", "金额", "费用",
-    "比例", "税率", "分数", "价格", "数量", "人数", "时长", "时间", "日期", "哪天", "哪一天", "何时",
+    "比例", "税率", "分数", "价格", "数量", "人数", "时长", "时间", "日期", "哪天", "哪一天", f"{ASKS_WHAT}时",
     "什么时候", "截止", "电话", "邮箱", "地址", "地点", "在哪",
 )
 WHICH = ("哪", "谁", "什么", "排名", "which", "who", "what")  # a question choosing among rows
@@ -62,7 +63,7 @@ MATERIALS_EN = (r"what (?:documents|materials|papers|forms)", r"which (?:documen
                 r"(?:needed|required)")
 CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "负责人是谁")
 CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
-PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", "何处", "哪国", "哪个国家")
+PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", f"{ASKS_WHAT}处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
 STEPS = ("流程", "步骤", "程序", "手续", "怎么办",
@@ -90,7 +91,7 @@ REQUEST_EN = (r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|
 YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "has", "have", "had", "should",
              "will", "would", "may", "must", "am", "shall")
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",
-                 "何时", "还是", r"\bor\b")
+                 f"{ASKS_WHAT}时", "还是", r"\bor\b")
 # a yes/no question asking whether one pays, and a clause saying the thing is free (answer/opposites.py)
 PAY_ASKED = ("收费", "交费", "缴费", "付费", "花钱", "要钱", "掏钱", r"\bpay\b", r"\bpaid\b", r"\bcharged?\b",
              r"\bfees?\b", r"\bcosts? (?:any)?thing\b", r"\bcost money\b")
@@ -128,7 +129,7 @@ PLACE_STATED = ("位于", "坐落", "地处", "发源于", "出生于", "出生�
 PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "发现于",
                *PLACE_STATED, "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
 # asks where someone is from ("是什么地方的人", "出身于哪里", "籍贯是哪里")
-ORIGIN = (r"(?:哪里|哪儿|什么地方|何地|何处|哪国|哪个国家)的?人", r"(?:出身|籍贯|祖籍)")
+ORIGIN = (rf"(?:哪里|哪儿|什么地方|{ASKS_WHAT}[地处]|哪国|哪个国家)的?人", r"(?:出身|籍贯|祖籍)")
 # "江城人，…", "某朝某地人。", "某县某镇（今某区）人。"
 ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
 CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")

@@ -75,7 +75,8 @@ _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
 _OPEN_WORD_EN = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b(?!\s+about\b)", re.IGNORECASE)
-_ASKING = cue_pattern(*cues.OPEN_QUESTION, *cues.REASON, "哪", "怎样", "多久", "多长", "多大", "何[时地处种人]")
+_ASKING = cue_pattern(*cues.OPEN_QUESTION, *cues.REASON, "哪", "怎样", "多久", "多长", "多大",
+                      f"{cues.ASKS_WHAT}[时地处种人]")
 # "improved or declined?" chooses, it does not ask yes/no; an "or" inside a preposition's object ("a fee for
 # warranty or support", "open on the Saturday or Sunday") names what the yes or no is asked of
 _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)
