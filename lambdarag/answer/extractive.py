@@ -18,8 +18,9 @@ from lambdarag.answer.compose import Focus, fit_budget, lead_line
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
 from lambdarag.answer.limits import figure_outside
-from lambdarag.answer.needs import Need, denies, is_english, question_need, yes_no_predicate
+from lambdarag.answer.needs import Need, asks_something, denies, is_english, question_need, yes_no_predicate
 from lambdarag.answer.opposites import says_opposite
+from lambdarag.answer.parts import asking_clauses
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
     MAX_SENTENCES,
@@ -37,6 +38,8 @@ from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_lookup import Found, answering_tables
 from lambdarag.answer.table_text import question_grams
 from lambdarag.answer.weekdays import day_outside
+from lambdarag.query.condense import rule_condense
+from lambdarag.records import Turn
 from lambdarag.text.patterns import CITATION_MARK
 
 _QUESTION_MARK = re.compile(r"[？?]")
@@ -64,7 +67,7 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
     for a question neither an overview nor a list); then the repeal notes of cited documents."""
     need = question_need(question)
     scored = scored_sentences(question, packed.pieces, keywords, intent, packed.as_of)  # once for every use below
-    lines = _answer_lines(question, packed, intent, slots, scored, need, sentences)
+    lines = _answer_lines(question, packed, intent, slots, scored, need, sentences, keywords)
     if need.kind == "yesno":
         asked = _first_question(question)  # "补贴要收费吗？咨询电话是多少？": the yes or no is read for its first part
         ranked = None
@@ -177,7 +180,7 @@ def _cn_date(iso: str) -> str:
 
 
 def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, Any], scored: Sequence[Scored],
-                  need: Need, sentences: int = MAX_SENTENCES) -> list[str]:
+                  need: Need, sentences: int = MAX_SENTENCES, keywords: Sequence[str] = ()) -> list[str]:
     """Table lines, else slot lines for person/process/data (the needed one first), then evidence sentences."""
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
     if table:
@@ -188,10 +191,32 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
-        return [s.cited() for s in best_sentences(question, scored, intent, sentences=sentences)]
+        leading = _clause_answers(question, packed, intent, keywords, scored)
+        return [s.cited() for s in best_sentences(question, scored, intent, sentences=sentences, leading=leading)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
     lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not _holds_asked(written, need) else []
     return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
+
+
+def _clause_answers(question: str, packed: Packed, intent: str, keywords: Sequence[str],
+                    scored: Sequence[Scored]) -> list[Scored]:
+    """Asked two things or more in one sentence ("补贴标准是多少，什么时候发放？", "What is the limit and who approves
+    it?"), each clause's best sentence as the clause alone ranks them, in the clauses' order. The clause is scored
+    with the question's keywords but those another clause asks with ("多长时间"): the subject's words stay."""
+    body = question.strip().rstrip("。？?！!")
+    clauses = [] if _QUESTION_MARK.search(body) else asking_clauses(body)
+    out: list[Scored] = []
+    for i, clause in enumerate(clauses if len(clauses) >= 2 else []):
+        # a later clause names its subject as a follow-up does ("…，需要多长时间" asks how long the first one takes)
+        asked = rule_condense(clause, [Turn(clauses[0], "")])[0] if i else clause
+        own = [k for k in keywords if k.lower() in asked.lower() or not asks_something(k)]
+        taken = {(s.n, s.sentence) for s in out}
+        ranked = [s for s in scored_sentences(asked, packed.pieces, own, intent, packed.as_of)
+                  if (s.n, s.sentence) not in taken]
+        # the sentence the clause asked alone would lead with, as the whole question scored it
+        first = best_sentences(asked, ranked, intent, limit=1)
+        out += [s for s in scored if first and (s.n, s.sentence) == (first[0].n, first[0].sentence)][:1]
+    return out
 
 
 def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:

@@ -138,9 +138,10 @@ def split_piece(piece: Piece) -> tuple[str, str]:
     return (head, body) if body else ("", text)
 
 
-def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact",
-                   limit: int | None = None, sentences: int = MAX_SENTENCES) -> list[Scored]:
-    """The evidence sentences that answer best, in answer order, from the question's ``scored_sentences``.
+def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact", limit: int | None = None,
+                   sentences: int = MAX_SENTENCES, leading: Sequence[Scored] = ()) -> list[Scored]:
+    """The evidence sentences that answer best, in answer order, from the question's ``scored_sentences``; the
+    ``leading`` ones (each clause's answer, answer/extractive.py) first.
 
     The top fused chunk's best sentence comes first (``_top``); a comparison's first sentence per side. Broad intents
     take more sentences from more chunks, a list question more sentences of one chunk.
@@ -157,7 +158,7 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
     floor = first.score * (BROAD_FLOOR if intent in BROAD_INTENTS else FLOOR)
     top = _sides(scored) if intent == "compare" else _top(scored, first)
     parts = _per_part(question_parts(question), scored) if limit is None else []
-    picked: list[Scored] = list(dict.fromkeys(parts))  # each part of the question gets its sentence first
+    picked: list[Scored] = list(dict.fromkeys([*leading, *parts]))  # each part of the question gets its sentence first
     most = max(most, len(picked))
     for item in [*top, *sorted(scored, key=ranking_key, reverse=True)]:
         same_chunk = sum(1 for p in picked if p.n == item.n)
