@@ -1,7 +1,8 @@
-"""The parts a question asks about together: its sub-questions, or the items it enumerates.
+"""The parts a question asks about together: its sub-questions, the items it enumerates, the clauses that ask.
 
-The extractive answer gives each part its own sentence first (answer/sentences.py), so "A是哪个？B又是哪个？"
-or "包括交通、住宿和伙食" is not answered by the one sentence that matches the whole question best.
+The extractive answer gives each part its own sentence first (answer/sentences.py; a clause that asks, as asked
+alone: answer/extractive.py), so "A是哪个？B又是哪个？", "包括交通、住宿和伙食" or "在哪里办理，需要多长时间" is not
+answered by the one sentence that matches the whole question best.
 """
 
 from __future__ import annotations
@@ -61,4 +62,3 @@ def asking_clauses(question: str) -> list[str]:
     if pending and out:  # a closing clause that asks nothing ("…，如果是研究生") belongs to the last question
         out[-1] += after + pending
     return out if len(out) >= 2 else [question]
-
