@@ -18,7 +18,8 @@ from typing import Any
 
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document, Table, clean_title, page_locator
-from lambdarag.ingest.tables import Spans, build_table, clean_cell
+from lambdarag.ingest.pdf_cells import table_grid
+from lambdarag.ingest.tables import build_table, clean_cell
 from lambdarag.ingest.text_formats import numbered_heading_level
 
 _MARGIN_LINES = 2  # lines at the top and at the bottom of a page checked for repetition
@@ -206,28 +207,14 @@ def _gutter(text_page: Any, boxes: list[tuple[float, float, float, float]], widt
 def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], Table]]:
     """Ruled tables of a page with at least two columns and one data row."""
     found = []
-    for table in page.find_tables():
-        grid = table.extract()
-        built = build_table(grid, _spans(table), split_stacked=True)
+    tables = page.find_tables()
+    words = page.extract_words() if tables else []
+    for table in tables:
+        grid, spans = table_grid(table, words)
+        built = build_table(grid, spans, split_stacked=True)
         if built is not None and built.rows and len(built.header) >= 2:
             found.append((table.bbox, built))
     return found
-
-
-def _spans(table: Any) -> Spans:
-    """Merged cells of a pdfplumber table: a cell box covering several grid rows or columns."""
-    tops = sorted({cell[1] for cell in table.cells})
-    lefts = sorted({cell[0] for cell in table.cells})
-    spans: Spans = {}
-    for x0, top, x1, bottom in table.cells:
-        origin = (tops.index(top), lefts.index(x0))
-        rows = [r for r, t in enumerate(tops) if top <= t < bottom - 0.5]
-        cols = [c for c, x in enumerate(lefts) if x0 <= x < x1 - 0.5]
-        for r in rows:
-            for c in cols:
-                if (r, c) != origin:
-                    spans[(r, c)] = origin
-    return spans
 
 
 def _inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> bool:
