@@ -211,3 +211,15 @@ def test_a_superlative_picks_the_extreme_row_of_the_column_compared(question: st
     found = lookup(table, question)
     # the price column is compared when the question names no column: 户口簿's 8 yuan
     assert found is not None and found.rows == ((1,) if row is None else (row,))
+
+
+def test_a_table_row_quoted_as_a_sentence_keeps_its_tables_punctuation() -> None:
+    from lambdarag.answer.sentences import table_rows
+    from lambdarag.answer.table_text import grams, parse_table
+
+    rooms = parse_table("Room hire charges\n| Room | Capacity | Full day (USD) |\n| Lecture Hall A | 250 | 1000 |"
+                        "\n| Seminar Room 3 | 40 | 250 |")
+    fees = parse_table("住宿费标准\n| 校区 | 房型 | 住宿费 |\n| 东湖校区 | 四人间 | 1200 |")
+    assert rooms is not None and fees is not None
+    assert table_rows(rooms, grams("Seminar Room 3")) == ["Room: Seminar Room 3, Capacity: 40, Full day (USD): 250"]
+    assert table_rows(fees, grams("四人间")) == ["校区：东湖校区，房型：四人间，住宿费：1200"]

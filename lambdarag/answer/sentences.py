@@ -37,6 +37,7 @@ from lambdarag.answer.unsaid import Unsaid, lone_characters
 from lambdarag.records import chunk_number
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
+    has_cjk,
     keyword_overlap,
     normalize,
     rejoin_enumerations,
@@ -364,11 +365,16 @@ def opens_document(chunk_id: str | None) -> bool:
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
-    """The table's best matching row written out with its headers (the first row when none matches)."""
+    """The table's best matching row written out with its headers (the first row when none matches), in the
+    punctuation of the table's language ("State: Florida, Permit: 15,907"; "项目：差旅费，金额：1200")."""
     index, _ = best_row(table, wanted)
     rows = [table.rows[index]] if index >= 0 else list(table.rows[:1])
     header = table.header or ("",) * max(map(len, rows), default=0)  # a headerless table's rows are data only
-    return ["，".join(f"{h}：{v}" if h else v for h, v in zip(header, row, strict=False) if v) for row in rows]
+    out = []
+    for row in rows:
+        comma, colon = ("，", "：") if has_cjk("".join((*header, *row))) else (", ", ": ")
+        out.append(comma.join(f"{h}{colon}{v}" if h else v for h, v in zip(header, row, strict=False) if v))
+    return out
 
 
 def score_text(text: str, keywords: Sequence[str], wanted: set[str]) -> float:
