@@ -143,6 +143,8 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     ("When is it due", True, False, False),
     ("排名第一的是哪个学院", False, False, False), ("几号窗口", True, False, True),
     ("任何时候都可以办理吗", False, False, False), ("无论何时申请都受理吗", False, False, False),
+    ("What was the total number of checks in Florida", False, False, True),  # the figure named asks for a cell
+    ("How many handgun checks were there", False, True, True), ("Which team won", False, False, False),
 ])
 def test_cue_sets_answer_as_before(question: str, date: bool, amount: bool, value: bool) -> None:
     from lambdarag.answer import asked_values, table_lookup

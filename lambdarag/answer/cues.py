@@ -49,6 +49,9 @@ VALUE = (
     "比例", "税率", "分数", "价格", "数量", "人数", "时长", "时间", "日期", "哪天", "哪一天", f"{ASKS_WHAT}时",
     "什么时候", "截止", "电话", "邮箱", "地址", "地点", "在哪",
 )
+# ... in English: how much or many, or the figure named ("What was the total number of…")
+VALUE_EN = ("how (?:much|many|long)",
+            r"\bwhat (?:is|was|are|were) the (?:total|number|amount|value|price|cost|rate)s?\b")
 WHICH = ("哪", "谁", "什么", "排名", "which", "who", "what")  # a question choosing among rows
 
 # Words that ask something rather than name something: they must not pull a table row or column.

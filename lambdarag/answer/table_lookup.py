@@ -45,7 +45,7 @@ _DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
 _TEN_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)万(?=元|人|笔|$|[^\d])")
 _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
 
-VALUE_QUESTION = cue_pattern(*cues.VALUE)
+VALUE_QUESTION = cue_pattern(*cues.VALUE, *cues.VALUE_EN, flags=re.IGNORECASE)
 DATE_WORDS = cue_pattern(*cues.DATE, *cues.DATE_EN, flags=re.IGNORECASE)
 AMOUNT_WORDS = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_TABLE, *cues.AMOUNT_EN, flags=re.IGNORECASE)
 _RELATIVE_DAY = re.compile(r"\d{1,2}日前|次月|次年")  # a day a "when" cell names without a date
