@@ -138,6 +138,24 @@ def test_table_rules_for_merged_cells_headers_and_captions() -> None:
     )
 
 
+@pytest.mark.parametrize(("upper", "header", "caption"), [
+    # a statement's period set over its last column labels the whole table
+    (["In millions of CHF", "", "", "January–June 2023"], ("In millions of CHF", "Sales", "Profit", "Depreciation"),
+     "Segments January–June 2023"),
+    # two values over the columns are column labels, as before
+    (["In millions of CHF", "2023", "", "2022"],
+     ("In millions of CHF", "2023 / Sales", "Profit", "2022 / Depreciation"), "Segments"),
+])
+def test_an_upper_header_rows_lone_value_labels_the_whole_table(upper: list[str], header: tuple[str, ...],
+                                                                caption: str) -> None:
+    grid = [["Segments", "", "", ""], upper, ["", "Sales", "Profit", "Depreciation"],
+            ["Zone NA", "12553", "2713", "-337"]]
+    table = build_table(grid, {(0, 1): (0, 0), (0, 2): (0, 0), (0, 3): (0, 0)})
+    assert table is not None
+    assert table.header == header and table.caption == caption
+    assert table.rows == (("Zone NA", "12553", "2713", "-337"),)
+
+
 def test_stacked_rows_split_only_when_every_cell_agrees() -> None:
     grid = [["州", "数量"], ["甲\n乙\n丙", "1\n2\n3"], ["丁", "4\n5"]]
     table = build_table(grid, split_stacked=True)

@@ -4,7 +4,8 @@ Shared by every reader. The rules, so that merged cells are neither lost nor dup
 - a vertically merged cell is repeated in each data row it spans (each row stays complete);
 - a horizontally merged cell is written once, in its first column, in data rows;
 - in header rows a merged cell labels every column it spans;
-- leading rows holding a single value (a title spanning the table) become the caption;
+- leading rows holding a single value (a title spanning the table) become the caption, and so does an upper
+  header row's one unmerged value beside the stub column's label (a period or unit set over the last column);
 - the header is the first row, extended downwards over merged header cells and multi-level
   headers (at most three rows), joined per column as "upper / lower";
 - empty rows and empty columns are dropped.
@@ -56,6 +57,7 @@ def build_table(
     kept = _reindex(spans or {}, keep_rows, keep_cols)
     captions, start = _caption_rows(full, caption)
     depth = _header_depth(full, start, kept) if header_rows is None else min(header_rows, len(full) - start)
+    captions += _table_wide(full, range(start, start + depth), kept)
     header = _labels(full[start : start + depth])
     rows = [row for row in body[start + depth :] if any(row)]
     if split_stacked:
@@ -113,6 +115,22 @@ def _caption_rows(full: list[list[str]], caption: str) -> tuple[list[str], int]:
         captions.append(values.pop())
         start += 1
     return captions, start
+
+
+def _table_wide(full: list[list[str]], block: range, spans: Spans) -> list[str]:
+    """The values of upper header rows that label the whole table, taken out of ``full``'s header ``block``: a row
+    holding, beside the stub column's label, one unmerged value over a last header row of several labels (a
+    statement's period, "January–June 2023" set over its last column, or its unit)."""
+    if len(block) < 2 or sum(1 for v in full[block[-1]][1:] if v) < 2:
+        return []
+    wide = []
+    for r in block[:-1]:
+        own = [c for c, v in enumerate(full[r]) if c > 0 and v]
+        merged = any(origin == (r, c) for c in own for origin in spans.values())
+        if len(own) == 1 and not merged:
+            wide.append(full[r][own[0]])
+            full[r][own[0]] = ""
+    return wide
 
 
 def _header_depth(full: list[list[str]], start: int, spans: Spans) -> int:
