@@ -95,6 +95,17 @@ def test_a_header_of_two_rows_is_read_as_one() -> None:
     assert same is not None and same.header == ("学院", "2023年", "2024年") and len(same.rows) == 2
 
 
+def test_a_code_names_its_row_and_an_amount_does_not() -> None:
+    from lambdarag.answer.table_lookup import lookup
+
+    table = parse_table("| 行业 | 公司代码 | 公司简称 | 营业收入 |\n| 农业 | 000998 | 甲种业 | 35210 |\n"
+                        "| 农业 | 600108 | 乙集团 | 8800 |")
+    assert table is not None
+    found = lookup(table, "公司代码600108的公司简称是什么？")  # a code of five digits or more names its row
+    assert found is not None and found.rows == (1,) and found.columns == (2,)
+    assert lookup(table, "营业收入8800的是哪家？") is None  # a figure under five digits names none, as before
+
+
 def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -> None:
     result = fill_slots("person", "管科研经费的科长是哪位老师？邮箱是什么？", [FAQ, CONTACTS], None, config)
     assert result.method == "rules" and result.error is None

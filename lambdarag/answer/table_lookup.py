@@ -44,6 +44,7 @@ _ASKED_KIND = re.compile(r"哪(?:一个|个|一|些|位|家|所|种|类)?([\u4e0
 _DEFINITION_VERB = r"(?:为|是指|是|指|即|包括|：|:)"
 _TEN_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)万(?=元|人|笔|$|[^\d])")
 _PURE_NUMBER = re.compile(r"^[-+]?[\d,，.]+%?$")
+_CODE = re.compile(r"^\d{5,}$")  # a run of digits without a separator: a code (600108, a student number) names a row
 
 VALUE_QUESTION = cue_pattern(*cues.VALUE, *cues.VALUE_EN, flags=re.IGNORECASE)
 DATE_WORDS = cue_pattern(*cues.DATE, *cues.DATE_EN, flags=re.IGNORECASE)
@@ -79,7 +80,7 @@ def _write_out(m: re.Match[str]) -> str:
 def _cell_keys(cell: str) -> list[tuple[str, float]]:
     """The forms a question may name a cell by, with their weight: whole, else the part before a bracket."""
     whole = _key(cell)
-    if len(whole) < 2 or _PURE_NUMBER.match(whole):
+    if len(whole) < 2 or (_PURE_NUMBER.match(whole) and not _CODE.match(whole)):
         return []
     keys = [(whole, 1.0)]
     head = _key(_BRACKET.split(cell)[0])
