@@ -20,6 +20,7 @@ from lambdarag.answer.asked_values import AMOUNT
 from lambdarag.answer.context import Packed, Repealed
 from lambdarag.answer.sentences import score_text
 from lambdarag.answer.slots import document_chunks
+from lambdarag.answer.split_tables import extreme_chunk
 from lambdarag.answer.table_text import question_grams
 from lambdarag.records import Chunk
 from lambdarag.retrieval.fusion import normalized_units
@@ -44,9 +45,10 @@ class Added:
 
     chunk_id: str
     reason: str
+    lead: bool = False  # it holds the answer: it leads the evidence, retrieved or not
 
-    def to_dict(self) -> dict[str, str]:
-        return {"chunk_id": self.chunk_id, "reason": self.reason}
+    def to_dict(self) -> dict[str, object]:
+        return {"chunk_id": self.chunk_id, "reason": self.reason, "lead": self.lead}
 
 
 def expand_evidence(question: str, keywords: Sequence[str], intent: str, fused_ids: Sequence[str],
@@ -71,6 +73,9 @@ def expand_evidence(question: str, keywords: Sequence[str], intent: str, fused_i
         best = best_sibling(question, keywords, docs[0], retrieved, chunks)
         if best is not None:
             added.append(Added(best, f"best part of {docs[0]} for the question"))
+        extreme = extreme_chunk(question, retrieved, chunks)
+        if extreme is not None:
+            added.append(Added(extreme, "the part of a split table holding the extreme asked", lead=True))
     if versions is not None:
         for doc_id in top_docs(retrieved, chunks, REPEAL_DOCS):
             repeal = versions.repeals.get(doc_id)
@@ -87,7 +92,7 @@ def _title(doc_id: str, retrieved: Sequence[str], chunks: Mapping[str, Chunk]) -
 def _unique(added: Sequence[Added], present: set[str]) -> list[Added]:
     out = []
     for item in added:
-        if item.chunk_id not in present:
+        if item.chunk_id not in present or item.lead:
             out.append(item)
             present.add(item.chunk_id)
     return out
@@ -127,9 +132,12 @@ def shingles(text: str, size: int = SHINGLE) -> set[str]:
 
 
 def with_added(fused_ids: Sequence[str], added: Sequence[Added]) -> list[str]:
-    """The evidence order: the first fused chunks, the added ones, then the rest of the fused chunks."""
-    extra = [a.chunk_id for a in added]
-    return [*fused_ids[:INSERT_AT], *extra, *fused_ids[INSERT_AT:]]
+    """The evidence order: the added chunks that lead, the first fused chunks, the other added ones, then the rest of
+    the fused chunks."""
+    leads = [a.chunk_id for a in added if a.lead]
+    extra = [a.chunk_id for a in added if not a.lead]
+    rest = [c for c in fused_ids if c not in leads]
+    return [*leads, *rest[:INSERT_AT], *extra, *rest[INSERT_AT:]]
 
 
 def top_docs(fused_ids: Sequence[str], chunks: Mapping[str, Chunk], count: int) -> list[str]:

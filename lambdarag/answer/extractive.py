@@ -35,6 +35,7 @@ from lambdarag.answer.sentences import (
     split_piece,
 )
 from lambdarag.answer.slots import slot_sources
+from lambdarag.answer.split_tables import most_extreme_first
 from lambdarag.answer.table_lookup import Found, answering_tables
 from lambdarag.answer.table_text import question_grams
 from lambdarag.answer.weekdays import day_outside
@@ -265,6 +266,7 @@ def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
     found = answering_tables(question, candidates, texts)
     if not found:
         return []
+    found = [found[i] for i in most_extreme_first(found, question)]  # a split table's extreme row over each part's
     chosen: list[Found] = [found[0]]
     if intent == "compare":
         # the same row in another table (another version or year) is the other side of the comparison

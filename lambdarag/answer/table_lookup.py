@@ -32,7 +32,7 @@ MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); 
 PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商管理类(国家专项)")
 EXACT_COLUMN = 3.0  # a header quoted in the question outweighs shared words
 NAMED_WEIGHT = 1.0  # a named cell's specificity on top of the words a row shares with the question
-TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|total|sum)\b", re.IGNORECASE)
+TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|totals?|sum)\b", re.IGNORECASE)
 _MOST = cue_pattern(*cues.MOST, *cues.RANKED_FIRST, *cues.MOST_EN, flags=re.IGNORECASE)
 _PRICE_SUPERLATIVE = cue_pattern(*cues.PRICE_SUPERLATIVE, flags=re.IGNORECASE)
 _PRICE_HEADER = cue_pattern(*cues.PRICE_HEADER, flags=re.IGNORECASE)
@@ -166,11 +166,20 @@ def _price_column(table: ParsedTable) -> tuple[int, ...]:
     return priced if len(priced) == 1 else ()
 
 
-def _superlative(table: ParsedTable, column: int, question: str) -> int:
-    """For 最多/最高/最少… the row with the extreme number in ``column``, totals excluded; -1 if none."""
+def superlative_sign(question: str) -> int:
+    """1 when the question asks which row holds the most (最多, highest…), -1 the least, 0 neither: both, or no
+    "which" ("最多能借多少" asks for a limit; "哪个月最多" asks which row holds the extreme)."""
     most, least = _MOST.search(question), _LEAST.search(question)
     if not (most or least) or (most and least) or not _WHICH.search(question):
-        return -1  # "最多能借多少" asks for a limit; "哪个月最多" asks which row holds the extreme
+        return 0
+    return 1 if most else -1
+
+
+def _superlative(table: ParsedTable, column: int, question: str) -> int:
+    """For 最多/最高/最少… the row with the extreme number in ``column``, totals excluded; -1 if none."""
+    sign = superlative_sign(question)
+    if not sign:
+        return -1
     cells = [row[column] for row in table.rows if column < len(row) and row[column]]
     if sum(1 for c in cells if _PURE_NUMBER.match(c.replace(" ", ""))) * 2 < len(cells):
         return -1  # only a column of numbers has an extreme
@@ -182,7 +191,7 @@ def _superlative(table: ParsedTable, column: int, question: str) -> int:
                 values.append((value, i))
     if not values:
         return -1
-    return (max(values) if most else min(values))[1]
+    return (max(values) if sign > 0 else min(values))[1]
 
 
 def kind_bonus(table: ParsedTable, question: str) -> float:
