@@ -45,8 +45,7 @@ def build_table(
     """
     width = max((len(row) for row in grid), default=0)
     raw = [[(row[c] or "") if c < len(row) else "" for c in range(width)] for row in grid]
-    full = _resolve(raw, spans or {}, expand=True)
-    body = _resolve(raw, spans or {}, expand=False)
+    full, body = _resolve(raw, spans or {}, expand=True), _resolve(raw, spans or {}, expand=False)
     keep_rows = [r for r, row in enumerate(full) if any(row)]
     # a column only ever covered by horizontal merges holds nothing of its own
     keep_cols = [c for c in range(width) if any(body[r][c] for r in keep_rows)]
@@ -57,7 +56,7 @@ def build_table(
     kept = _reindex(spans or {}, keep_rows, keep_cols)
     captions, start = _caption_rows(full, caption)
     depth = _header_depth(full, start, kept) if header_rows is None else min(header_rows, len(full) - start)
-    captions += _table_wide(full, range(start, start + depth), kept)
+    captions += _table_wide(full, range(start, start + depth), kept)  # a period set over the last column
     header = _labels(full[start : start + depth])
     rows = [row for row in body[start + depth :] if any(row)]
     if split_stacked:
