@@ -223,3 +223,19 @@ def test_a_table_row_quoted_as_a_sentence_keeps_its_tables_punctuation() -> None
     assert rooms is not None and fees is not None
     assert table_rows(rooms, grams("Seminar Room 3")) == ["Room: Seminar Room 3, Capacity: 40, Full day (USD): 250"]
     assert table_rows(fees, grams("四人间")) == ["校区：东湖校区，房型：四人间，住宿费：1200"]
+
+
+@pytest.mark.parametrize(("question", "column"), [
+    ("How many private sale long gun checks were there in Ohio?", "Private Sale / Long Gun"),
+    ("How many pre-pawn handgun checks were there in Ohio?", "Pre-Pawn / Handgun"),
+    ("How many handgun checks were there in Ohio?", "Handgun"),
+])
+def test_a_group_column_said_whole_is_asked_not_its_level_alone(question: str, column: str) -> None:
+    from lambdarag.answer.table_lookup import lookup
+    from lambdarag.answer.table_text import parse_table
+
+    checks = parse_table("Checks\n| State | Handgun | Long Gun | Pre-Pawn / Handgun | Private Sale / Long Gun |\n"
+                         "| Ohio | 34,878 | 31,817 | 24 | 22 |\n| Texas | 56,941 | 51,670 | 29 | 36 |")
+    assert checks is not None
+    found = lookup(checks, question)
+    assert found is not None and found.rows == (0,) and [checks.header[i] for i in found.columns] == [column]

@@ -30,6 +30,7 @@ from lambdarag.text.tokenizer import normalize
 
 MAX_ROWS = 6  # named rows listed together ("医学院各专业…" names two); more is a list, not an answer
 PREFIX_WEIGHT = 0.5  # a cell named only by its part before a bracket ("工商管理类(国家专项)")
+LEVELS = " / "  # a multi-level header's label joins its levels so (ingest/tables.py)
 EXACT_COLUMN = 3.0  # a header quoted in the question outweighs shared words
 NAMED_WEIGHT = 1.0  # a named cell's specificity on top of the words a row shares with the question
 TOTAL_ROW = re.compile(r"^\s*(?:合计|总计|小计|全年合计|全年|全校|总体|汇总|totals?|sum)\b", re.IGNORECASE)
@@ -135,7 +136,7 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = ()) 
     defined = definitions(table.header, texts)
     scores = []
     for i, label in enumerate(table.header):
-        core = _key(_BRACKET.sub("", label))
+        core = _key(_BRACKET.sub("", label).replace(LEVELS, " "))  # "Private Sale / Long Gun" said as one
         units = [_key(u) for u in _UNIT.findall(label)]
         # the header, or the unit in its brackets ("多少亿元" asks for "金额（亿元）"), quoted in the question
         quoted = (len(core) >= 2 and core in asked) or any(len(u) >= 2 and u in asked for u in units)
@@ -146,6 +147,15 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = ()) 
             score += shared if shared >= 2 else 0.0  # one shared word ("人员") defines nothing
         scores.append(score)
     return scores
+
+
+def _most_specific(table: ParsedTable, columns: tuple[int, ...], question: str) -> tuple[int, ...]:
+    """The asked columns without one whose label is part of another's the question says whole ("Long Gun" beside
+    "Private Sale / Long Gun", asked "private sale long gun checks": the question names the group's column)."""
+    asked = _key(question)
+    keys = {i: _key(_BRACKET.sub("", table.header[i]).replace(LEVELS, " ")) for i in columns if i < len(table.header)}
+    said = [key for key in keys.values() if key and key in asked]
+    return tuple(i for i in columns if not any(keys.get(i) and keys[i] != key and keys[i] in key for key in said))
 
 
 def _asked_columns(scores: Sequence[float], skip: set[int]) -> tuple[int, ...]:
@@ -209,7 +219,7 @@ def lookup(table: ParsedTable, question: str, texts: Sequence[str] = (), heading
     rows = named_rows(table, question, heading)
     scores = column_scores(table, question, texts)
     label = label_column(table)
-    columns = _asked_columns(scores, {label} | _cell_columns(table, rows))
+    columns = _most_specific(table, _asked_columns(scores, {label} | _cell_columns(table, rows)), question)
     if rows:
         best = max(s for s, _, _ in rows)
         # the best named row, and every other the question names as fully, by whole cells ("the Board Room or
