@@ -104,6 +104,12 @@ def test_a_code_names_its_row_and_an_amount_does_not() -> None:
     found = lookup(table, "公司代码600108的公司简称是什么？")  # a code of five digits or more names its row
     assert found is not None and found.rows == (1,) and found.columns == (2,)
     assert lookup(table, "营业收入8800的是哪家？") is None  # a figure under five digits names none, as before
+    # 代码 names the row's key column here, not the code column asked of: both 行业 columns answer
+    sectors = parse_table("| 简称 | 公司代码 | 行业代码 | 行业名称 |\n| 甲种业 | 000998 | 01 | 农业 |\n"
+                          "| 丙证券 | 600030 | 67 | 资本市场服务 |")
+    assert sectors is not None
+    found = lookup(sectors, "代码为600030的公司属于哪个行业？")
+    assert found is not None and found.rows == (1,) and found.columns == (2, 3)
 
 
 def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -> None:

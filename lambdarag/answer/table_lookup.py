@@ -130,9 +130,11 @@ def definitions(header: Sequence[str], texts: Sequence[str]) -> dict[int, tuple[
     return out
 
 
-def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = ()) -> list[float]:
-    """Per column: header quoted in the question (strong), header words shared, and words of its definition."""
-    asked, wanted = _key(question), question_grams(question)
+def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = (),
+                  naming: frozenset[str] | set[str] = frozenset()) -> list[float]:
+    """Per column: header quoted in the question (strong), header words shared but the ``naming`` ones (words of
+    the labels of the columns that name the row), and words of its definition."""
+    asked, wanted = _key(question), question_grams(question) - naming
     defined = definitions(table.header, texts)
     scores = []
     for i, label in enumerate(table.header):
@@ -217,9 +219,12 @@ def kind_bonus(table: ParsedTable, question: str) -> float:
 def lookup(table: ParsedTable, question: str, texts: Sequence[str] = (), heading: str = "") -> TableMatch | None:
     """The rows and columns of ``table`` (under ``heading``) the question asks for, or None when it names neither."""
     rows = named_rows(table, question, heading)
-    scores = column_scores(table, question, texts)
+    naming = _cell_columns(table, rows)
+    # the naming columns' labels say which row ("代码为300087"), not what is asked of it
+    said = set().union(*(grams(table.header[i]) for i in naming if i < len(table.header)))
+    scores = column_scores(table, question, texts, said)
     label = label_column(table)
-    columns = _most_specific(table, _asked_columns(scores, {label} | _cell_columns(table, rows)), question)
+    columns = _most_specific(table, _asked_columns(scores, {label} | naming), question)
     if rows:
         best = max(s for s, _, _ in rows)
         # the best named row, and every other the question names as fully, by whole cells ("the Board Room or
