@@ -48,3 +48,19 @@ def test_the_part_holding_the_extreme_leads_the_evidence_and_the_answer() -> Non
     packed = pack({}, [first, third, second], [], chunks, max_chars=3500)
     answer = extractive_answer("哪个学院的经费最多？", packed, "data", {}, ["学院", "经费"])
     assert "工学院" in answer and "理学院" not in answer.split("[")[0]
+
+
+def test_two_periods_tables_of_one_header_are_two_tables() -> None:
+    """A sheet's 2023 and 2022 tables share a header, not a caption: the 2022 question's lowest is not the 2023
+    table's, however low."""
+    from lambdarag.answer.split_tables import most_extreme_first
+    from lambdarag.answer.table_lookup import answering_tables
+
+    header = "| Segment | Sales |\n"
+    this_year = "Half year 2023\n" + header + "| Zone A | 900 |\n| Unallocated | 0 |"
+    last_year = "Half year 2022\n" + header + "| Zone A | 850 |\n| Other businesses | 131 |"
+    question = "Which segment had the lowest sales in half year 2022?"
+    found = answering_tables(question, [("", this_year), ("", last_year)])
+    assert len(found) == 2
+    first = found[most_extreme_first(found, question)[0]]
+    assert first.table.caption == "Half year 2022" and first.table.rows[first.match.rows[0]][0] == "Other businesses"

@@ -3,8 +3,9 @@
 Ingest writes a long table as row groups, each chunk with the header repeated (ingest/chunk.py). Asked "which state
 had the most permit checks?", retrieval brings the chunks whose words match, and each holds its own extreme row:
 the table's extreme may sit in a chunk nothing brought. So the evidence gets the document's chunk, of the same
-header, whose extreme row is the table's (``extreme_chunk``), and among the tables found the one whose extreme is
-the most extreme answers (``most_extreme_first``).
+caption and header, whose extreme row is the table's (``extreme_chunk``), and among the parts found the one whose
+extreme is the most extreme answers (``most_extreme_first``). Two periods' tables of one sheet share a header, not a
+caption: they are two tables.
 """
 
 from __future__ import annotations
@@ -40,17 +41,16 @@ def extreme_value(table: ParsedTable, match: TableMatch, sign: int) -> float | N
 
 def extreme_chunk(question: str, retrieved: Sequence[str], chunks: Mapping[str, Chunk]) -> str | None:
     """For a superlative question whose first retrieved table is one of its document's row groups: the chunk of
-    that table (the same header) holding the most extreme row of the column asked, retrieved or not; None when the
-    first table is that chunk."""
+    that table (the same caption and header) holding the most extreme row of the column asked, retrieved or not;
+    None when the first table is that chunk."""
     sign = superlative_sign(question)
     first = next(((chunks[c], t) for c in retrieved if c in chunks and (t := _table(chunks[c])) is not None), None)
     if not sign or first is None:
         return None
-    header = first[1].header
     best: tuple[float, str] | None = None
     for sibling in document_chunks(first[0].doc_id, chunks):
         table = _table(sibling)
-        match = lookup(table, question) if table is not None and table.header == header else None
+        match = lookup(table, question) if table is not None and _same(table, first[1]) else None
         value = extreme_value(table, match, sign) if table is not None and match is not None else None
         if value is not None and (best is None or value > best[0]):
             best = (value, sibling.chunk_id)
@@ -59,19 +59,23 @@ def extreme_chunk(question: str, retrieved: Sequence[str], chunks: Mapping[str, 
 
 def most_extreme_first(found: Sequence[_Found], question: str) -> list[int]:
     """Indexes of ``found`` in answer order: the best first, unless it is a superlative's row and another table of
-    the same header and column holds a more extreme one, which then leads."""
+    the same caption, header and column holds a more extreme one, which then leads."""
     order = list(range(len(found)))
     sign = superlative_sign(question)
     if not found or not sign:
         return order
     lead = found[0]
-    same = [i for i in order if found[i].table.header == lead.table.header
-            and found[i].match.columns == lead.match.columns
+    same = [i for i in order if _same(found[i].table, lead.table) and found[i].match.columns == lead.match.columns
             and extreme_value(found[i].table, found[i].match, sign) is not None]
     if 0 not in same:
         return order
     best = max(same, key=lambda i: (extreme_value(found[i].table, found[i].match, sign) or 0.0, -i))
     return [best, *(i for i in order if i != best)]
+
+
+def _same(table: ParsedTable, other: ParsedTable) -> bool:
+    """Whether two row groups are parts of one table: the same caption and header, which each group repeats."""
+    return table.header == other.header and table.caption == other.caption
 
 
 def _table(chunk: Chunk) -> ParsedTable | None:
