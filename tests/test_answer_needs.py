@@ -1111,3 +1111,13 @@ def test_a_bar_inside_a_line_of_text_is_no_table_cell() -> None:
 def test_any_is_no_question_word(question: str, asks: bool) -> None:
     """何 asks ("何时", "何处") except as "any": "任何人", "无论何时" ask nothing."""
     assert asks_something(question) is asks
+
+
+def test_a_figure_after_the_full_width_yuan_sign_is_an_amount() -> None:
+    """Chinese text writes ￥ (full width) before a price: the line carrying it answers "多少" as "125000元" would."""
+    from lambdarag.answer.asked_values import AMOUNT
+
+    assert AMOUNT.search("固定总价￥125000") and AMOUNT.search("总价¥300") and AMOUNT.search("fee $40")
+    p = one_doc("采购合同", "本合同按照双方约定的条款履行，甲乙双方应当诚实守信。\n无税固定总价￥125000")
+    answer = extractive_answer("无税固定总价是多少？", p, "fact", {}, ["无税", "固定", "总价"])
+    assert answer.startswith("无税固定总价￥125000")

@@ -14,6 +14,7 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.dates import mentions_date, names_year_alone
 from lambdarag.text.english import stem
 from lambdarag.text.numerals import ENGLISH_NUMBER_WORD
+from lambdarag.text.patterns import CURRENCY
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
@@ -27,7 +28,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"|米|公尺|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|克|斤|岁|秒|周|℃)"
                     r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)"
                     # English: a currency before the figure, a scale or unit after it ("$1.2 billion", "12 percent")
-                    r"|[$€£¥]\s?\d"
+                    rf"|{CURRENCY}\s?\d"
                     r"|\d[\d,.]*\s*(?:percent|per cent|million|billion|thousand|bps|basis points|km|kilomet(?:re|er)s?"
                     r"|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?|yards?|hectares?|acres?|kg|kilograms?"
                     r"|grams?|tons?|tonnes?|pounds?|dollars?|euros?|days?|weeks?|months?|years?|hours?|minutes?"

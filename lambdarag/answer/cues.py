@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from lambdarag.text.english import ASKING_WHEN
+from lambdarag.text.patterns import CURRENCY
 
 
 def cue_pattern(*cues: str, flags: int = 0) -> re.Pattern[str]:
@@ -23,7 +24,7 @@ LEAST_EN = (r"\b(?:lowest|smallest|shortest|cheapest|least|fewest)\b",)
 # the column a price superlative reads when the question names none ("哪种证件的工本费最便宜", "the cheapest licence")
 PRICE_SUPERLATIVE = ("最便宜", "最贵", r"\bcheapest\b", r"\b(?:most|least) expensive\b")
 PRICE_HEADER = ("元", "价格", "收费", "费用", "金额", r"\bprices?\b", r"\bfees?\b", r"\bcosts?\b", r"\bcharges?\b",
-                r"\busd\b", r"\bgbp\b", r"\beur\b", r"[$£€]")
+                r"\busd\b", r"\bgbp\b", r"\beur\b", CURRENCY)
 RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the column's maximum too
 
 ASKS_WHAT = r"(?<![任论])何"  # 何 asks ("何时", "何处") except as "any" ("任何时候", "无论何处")

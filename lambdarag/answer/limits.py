@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from lambdarag.text.english import stem
 from lambdarag.text.numerals import ENGLISH_NUMBER_WORD, ENGLISH_NUMBERS, count_value
+from lambdarag.text.patterns import CURRENCY
 
 # measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
 _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "月", "天": "天", "日": "天", "个工作日": "工作日",
@@ -21,7 +22,7 @@ _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "
           "张": "张", "次": "次", "项": "项", "家": "家", "所": "所", "套": "套", "辆": "辆",
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
           "hour": "小时", "employees": "人", "people": "人", "staff": "人",
-          "$": "$", "dollars": "$", "€": "€", "euros": "€", "£": "£", "pounds": "£", "¥": "元"}
+          "$": "$", "dollars": "$", "€": "€", "euros": "€", "£": "£", "pounds": "£", "¥": "元", "￥": "元"}
 # a measure: one of _UNITS, or the English noun a figure counts ("50,000 homes", "12 stores"), compared by its stem
 _UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r"|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])"
 # not a day of a month ("4月18日"); thousands written with commas ("315,000")
@@ -34,7 +35,7 @@ _NUMBER_WORD = re.compile(rf"{ENGLISH_NUMBER_WORD}\b", re.IGNORECASE)
 _CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d])([一二三四五六七八九十两]{1,3})"
                        r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"
                        r"|\s*(?:至|到|~|～)\s*[一二三四五六七八九十两\d])")
-_MONEY = re.compile(r"([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)")
+_MONEY = re.compile(rf"({CURRENCY})\s?(\d[\d,]*(?:\.\d+)?)")
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
 # the figure itself ("未满18周岁")

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import re
 
+# --- Amounts ----------------------------------------------------------------------------------------------
+
+# a currency sign before a figure ("$1.2 billion", "¥300", "￥125000": Chinese text writes the full-width ￥)
+CURRENCY = "[$€£¥￥]"
+
 # --- Phone numbers --------------------------------------------------------------------------------
 
 MOBILE = r"1[3-9]\d{9}"  # a mainland mobile: 1, a network digit 3-9, nine more
