@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
+from lambdarag.text.patterns import CURRENCY
+
 # Amount and percentage patterns over normalised (case-folded, half-width) text.
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"thousand|million|billion|trillion"
-_CURRENCY_AMOUNT = rf"[$€£¥]\s?(?:{_NUM})(?:\s?(?:{_SCALE}|bn|mn|[mbk])(?![a-z0-9]))?"  # $1.2 billion, $300k
+_CURRENCY_AMOUNT = rf"{CURRENCY}\s?(?:{_NUM})(?:\s?(?:{_SCALE}|bn|mn|[mbk])(?![a-z0-9]))?"  # $1.2 billion, $300k
 _SCALED_AMOUNT = rf"(?:{_NUM})\s?(?:{_SCALE})(?![a-z0-9])"  # 1.2 billion (a bare '5 m' is too ambiguous)
 AMOUNT_RE = rf"(?<![a-z0-9])(?:{_CURRENCY_AMOUNT}|{_SCALED_AMOUNT})"
 PERCENT_RE = rf"(?<![a-z0-9.,])(?:{_NUM})\s?(?:%|percent(?![a-z0-9]))"
