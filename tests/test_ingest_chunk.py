@@ -207,3 +207,31 @@ def test_a_document_without_a_date_is_dated_by_the_year_its_title_names(title: s
     builder.text("Net sales were $275 million.")
     doc = dataclasses.replace(builder.build(title), date=own)
     assert {c.doc_date for c in chunk_document(doc, IngestSettings())} == {doc_date}
+
+
+@pytest.mark.parametrize(("before", "caption", "texts"), [
+    ("表1 2024年学费标准", "表1 2024年学费标准", []),  # a numbered title set above the table is its caption
+    ("Table 4. Room charges", "Table 4. Room charges", []),
+    ("表明各学院的经费情况如下。", "", ["表明各学院的经费情况如下。"]),  # a sentence opening with 表 is text
+    ("表1 本表列出各学院经费。共三项", "", ["表1 本表列出各学院经费。共三项"]),  # a title says no sentence
+])
+def test_a_numbered_title_above_a_table_is_its_caption(before: str, caption: str, texts: list[str]) -> None:
+    builder = DocBuilder("fees", "fees.docx", "docx")
+    builder.heading(1, "第二章 收费")
+    builder.text(before)
+    builder.table(Table(header=("学院", "学费"), rows=(("文学院", "5000"),)))
+    doc = builder.build(title="收费办法")
+    assert [b.text for b in doc.blocks if b.kind == "text"] == texts
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    assert len(tables) == 1 and tables[0].caption == caption
+
+
+def test_a_title_in_another_section_or_over_a_captioned_table_stays_text() -> None:
+    builder = DocBuilder("fees", "fees.docx", "docx")
+    builder.text("表1 2024年学费标准")
+    builder.heading(1, "第二章 收费")  # the table sits in a section the title does not
+    builder.table(Table(header=("学院", "学费"), rows=(("文学院", "5000"),)))
+    builder.text("表2 住宿费标准")
+    builder.table(Table(header=("校区", "住宿费"), rows=(("东湖", "1200"),), caption="住宿费（元/年）"))
+    doc = builder.build(title="收费办法")
+    assert [b.text for b in doc.blocks if b.kind == "text"] == ["表1 2024年学费标准", "表2 住宿费标准"]

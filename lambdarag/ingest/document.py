@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 BlockKind = Literal["text", "table"]
@@ -19,6 +19,11 @@ _TITLE_JUNK = re.compile(
     r"幻灯片 ?\d*|slide ?\d*|document ?\d*|文档 ?\d*|book ?\d*|工作簿 ?\d*|presentation ?\d*)$",
     re.IGNORECASE,
 )
+# a table's numbered title, set above it as its own paragraph ("表1 2024年学费标准", "表 2-3：经费预算", "Table 4.
+# Room charges"); Chinese and most English styles put a table's title above the table, a figure's below the figure
+TABLE_TITLE = re.compile(r"(?:表|Table|TABLE|Tab\.)\s*[\dA-Z一二三四五六七八九十]{1,3}(?:[-–.．]\d{1,3})*"
+                         r"(?:\s*[：:.．、]?\s*[^。！？!?]*)?")
+TABLE_TITLE_CHARS = 80
 _PAGE_LOCATOR = re.compile(r"第(\d+)(?:-(\d+))?页")
 _UNIT_LOCATOR = re.compile(r"第(\d+(?:-\d+)?)(页|张幻灯片)")
 _SHEET_LOCATOR = re.compile(r"工作表 (.+)")
@@ -238,9 +243,21 @@ class DocBuilder:
         if table is None:
             return
         if table.rows:
+            table = self._titled(table)
             self._blocks.append(Block("table", "", table, self.section, locator, page))
         else:
             self.text(" ".join(part for part in (table.caption, *table.header) if part), locator, page)
+
+    def _titled(self, table: Table) -> Table:
+        """``table`` with the numbered title set just above it in its section as its caption (the paragraph then
+        is no text of its own), when it has none."""
+        last = self._blocks[-1] if self._blocks else None
+        if table.caption or last is None or last.kind != "text" or last.section != self.section:
+            return table
+        if len(last.text) > TABLE_TITLE_CHARS or "\n" in last.text or not TABLE_TITLE.fullmatch(last.text):
+            return table
+        self._blocks.pop()
+        return replace(table, caption=last.text)
 
     def build(self, title: str = "", pages: int = 0, meta: Sequence[tuple[str, object]] = ()) -> Document:
         """The document; without a title, a sole top heading at the start becomes the title. ``meta`` are the
