@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from lambdarag.text.wiki_markup import without_conversion_marks
+
 BlockKind = Literal["text", "table"]
 META_CHARS = 120  # a longer metadata value is a text, not a label of the document
 
@@ -218,7 +220,7 @@ class DocBuilder:
 
     def heading(self, level: int, text: str, locator: str = "") -> None:
         """Open a section at ``level`` (1 = top); deeper open sections are closed."""
-        text = " ".join(text.split())
+        text = " ".join(without_conversion_marks(text).split())
         if not text:
             return
         while self._stack and self._stack[-1][0] >= level:
@@ -234,7 +236,7 @@ class DocBuilder:
             self._sections.append(Section(path, locator))
 
     def text(self, text: str, locator: str = "", page: int | None = None) -> None:
-        text = text.strip()
+        text = without_conversion_marks(text).strip()  # a Wikipedia export's "郭-{麐}-" is "郭麐" to a reader
         if text:
             self._blocks.append(Block("text", text, None, self.section, locator, page))
 
