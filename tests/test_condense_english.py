@@ -17,6 +17,8 @@ from lambdarag.records import Turn
     ("What was the company's revenue in FY2022?", "company's revenue"),  # a time is no subject
     ("Who approves international trips?", "international trips"),  # the verb after who
     ("How often is a staff laptop replaced?", "staff laptop"),  # the passive's verb ends the question
+    ("When must expense claims be submitted?", "expense claims"),  # and its auxiliary is no part of the subject
+    ("When will the library be closed?", "library"),
     ("Who does the travel policy apply to?", "travel policy apply"),
     ("What is it?", None),
 ])

@@ -32,6 +32,7 @@ _OPENING = frozenset({"what", "which", "who", "whom", "whose", "where", "when", 
                       "may", "must", "shall", "am", "has", "have", "had", "i", "we", "you"})
 _PARTICIPLE = re.compile(r"^[a-z]+ed$")  # a passive's verb ("replaced", "approved") ends the question, not its subject
 _COPULAS = frozenset({"is", "are", "was", "were"})
+_PASSIVE = frozenset({"be", "been", "being"})  # a passive's auxiliary before its verb, no part of the subject
 # "it" before "to…" or "that…" by a word at most is the dummy subject ("Is it possible to…", "How long does it take
 # to…"), no reference
 _THING = re.compile(r"\b(?:(?P<possessive>its|their)|it(?!\s+(?:\w+\s+)?(?:to|that)\b)|they|them)\b", re.IGNORECASE)
@@ -76,6 +77,8 @@ def english_subject(question: str) -> str | None:
     while tail and tail[-1].lower() in _PREPOSITIONS:  # "Who does the policy apply to?"
         tail = tail[:-1]
     if len(tail) > 1 and _PARTICIPLE.match(tail[-1]):  # "How often is a staff laptop replaced?"
+        tail = tail[:-1]
+    while len(tail) > 1 and tail[-1].lower() in _PASSIVE:  # "When must expense claims be submitted?"
         tail = tail[:-1]
     if not tail or len(tail) > MAX_SUBJECT_WORDS or any(_THING.fullmatch(w) or _PERSON.fullmatch(w) for w in tail):
         return None
