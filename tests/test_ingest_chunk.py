@@ -235,3 +235,19 @@ def test_a_title_in_another_section_or_over_a_captioned_table_stays_text() -> No
     builder.table(Table(header=("校区", "住宿费"), rows=(("东湖", "1200"),), caption="住宿费（元/年）"))
     doc = builder.build(title="收费办法")
     assert [b.text for b in doc.blocks if b.kind == "text"] == ["表1 2024年学费标准", "表2 住宿费标准"]
+
+
+def test_a_numbered_title_below_a_table_without_one_is_its_caption() -> None:
+    """Word sets captions below by default: "Table 1: …" under a captionless table is its caption; one right over
+    the next table is that table's."""
+    builder = DocBuilder("rooms", "rooms.docx", "docx")
+    builder.table(Table(header=("Room", "Seats"), rows=(("Hall A", "250"),)))
+    builder.text("Table 1: Room capacities")
+    builder.text("Rooms are booked through the portal.")
+    builder.table(Table(header=("Room", "Per day"), rows=(("Hall A", "1000"),)))
+    builder.text("Table 3: Room charges")  # over the next table
+    builder.table(Table(header=("Room", "Per hour"), rows=(("Hall A", "150"),)))
+    doc = builder.build(title="Rooms")
+    captions = [b.table.caption for b in doc.blocks if b.table is not None]
+    assert captions == ["Table 1: Room capacities", "", "Table 3: Room charges"]
+    assert [b.text for b in doc.blocks if b.kind == "text"] == ["Rooms are booked through the portal."]

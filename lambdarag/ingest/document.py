@@ -26,6 +26,29 @@ _TITLE_JUNK = re.compile(
 TABLE_TITLE = re.compile(r"(?:表|Table|TABLE|Tab\.)\s*[\dA-Z一二三四五六七八九十]{1,3}(?:[-–.．]\d{1,3})*"
                          r"(?:\s*[：:.．、]?\s*[^。！？!?]*)?")
 TABLE_TITLE_CHARS = 80
+
+
+def is_table_title(block: Block) -> bool:
+    """Whether a block is a paragraph of one short line naming a table by its number (TABLE_TITLE)."""
+    text = block.text
+    return block.kind == "text" and len(text) <= TABLE_TITLE_CHARS and "\n" not in text and bool(
+        TABLE_TITLE.fullmatch(text))
+
+
+def titled_below(blocks: Sequence[Block]) -> tuple[Block, ...]:
+    """``blocks`` with a table title set just below a table without a caption, in its section, as that table's caption
+    (Word's captions go below by default: "Table 1: Room charges"); a title above a table took it already, and one
+    between two tables is the next one's (a title above is the convention of Chinese and most English styles)."""
+    out: list[Block] = []
+    for i, block in enumerate(blocks):
+        last = out[-1] if out else None
+        below = last is not None and last.table is not None and not last.table.caption and is_table_title(block)
+        if below and last is not None and last.table is not None and last.section == block.section and not (
+                i + 1 < len(blocks) and blocks[i + 1].kind == "table"):
+            out[-1] = replace(last, table=replace(last.table, caption=block.text))
+            continue
+        out.append(block)
+    return tuple(out)
 _PAGE_LOCATOR = re.compile(r"第(\d+)(?:-(\d+))?页")
 _UNIT_LOCATOR = re.compile(r"第(\d+(?:-\d+)?)(页|张幻灯片)")
 _SHEET_LOCATOR = re.compile(r"工作表 (.+)")
@@ -254,9 +277,7 @@ class DocBuilder:
         """``table`` with the numbered title set just above it in its section as its caption (the paragraph then
         is no text of its own), when it has none."""
         last = self._blocks[-1] if self._blocks else None
-        if table.caption or last is None or last.kind != "text" or last.section != self.section:
-            return table
-        if len(last.text) > TABLE_TITLE_CHARS or "\n" in last.text or not TABLE_TITLE.fullmatch(last.text):
+        if table.caption or last is None or last.section != self.section or not is_table_title(last):
             return table
         self._blocks.pop()
         return replace(table, caption=last.text)
@@ -264,7 +285,7 @@ class DocBuilder:
     def build(self, title: str = "", pages: int = 0, meta: Sequence[tuple[str, object]] = ()) -> Document:
         """The document; without a title, a sole top heading at the start becomes the title. ``meta`` are the
         source's (field, value) pairs; the file name is added as ("file", stem), empty values are dropped."""
-        blocks, sections = tuple(self._blocks), tuple(self._sections)
+        blocks, sections = titled_below(self._blocks), tuple(self._sections)
         if not title:
             title, blocks, sections = self._promote_title(blocks, sections)
         return Document(
