@@ -21,34 +21,11 @@ _TITLE_JUNK = re.compile(
     r"幻灯片 ?\d*|slide ?\d*|document ?\d*|文档 ?\d*|book ?\d*|工作簿 ?\d*|presentation ?\d*)$",
     re.IGNORECASE,
 )
-# a table's numbered title, set above it as its own paragraph ("表1 2024年学费标准", "表 2-3：经费预算", "Table 4.
-# Room charges"); Chinese and most English styles put a table's title above the table, a figure's below the figure
+# a table's numbered title as its own paragraph ("表1 2024年学费标准", "表 2-3：经费预算", "Table 4. Room charges"),
+# above the table (the convention of Chinese and most English styles) or below it (Word's default for captions)
 TABLE_TITLE = re.compile(r"(?:表|Table|TABLE|Tab\.)\s*[\dA-Z一二三四五六七八九十]{1,3}(?:[-–.．]\d{1,3})*"
                          r"(?:\s*[：:.．、]?\s*[^。！？!?]*)?")
 TABLE_TITLE_CHARS = 80
-
-
-def is_table_title(block: Block) -> bool:
-    """Whether a block is a paragraph of one short line naming a table by its number (TABLE_TITLE)."""
-    text = block.text
-    return block.kind == "text" and len(text) <= TABLE_TITLE_CHARS and "\n" not in text and bool(
-        TABLE_TITLE.fullmatch(text))
-
-
-def titled_below(blocks: Sequence[Block]) -> tuple[Block, ...]:
-    """``blocks`` with a table title set just below a table without a caption, in its section, as that table's caption
-    (Word's captions go below by default: "Table 1: Room charges"); a title above a table took it already, and one
-    between two tables is the next one's (a title above is the convention of Chinese and most English styles)."""
-    out: list[Block] = []
-    for i, block in enumerate(blocks):
-        last = out[-1] if out else None
-        below = last is not None and last.table is not None and not last.table.caption and is_table_title(block)
-        if below and last is not None and last.table is not None and last.section == block.section and not (
-                i + 1 < len(blocks) and blocks[i + 1].kind == "table"):
-            out[-1] = replace(last, table=replace(last.table, caption=block.text))
-            continue
-        out.append(block)
-    return tuple(out)
 _PAGE_LOCATOR = re.compile(r"第(\d+)(?:-(\d+))?页")
 _UNIT_LOCATOR = re.compile(r"第(\d+(?:-\d+)?)(页|张幻灯片)")
 _SHEET_LOCATOR = re.compile(r"工作表 (.+)")
@@ -219,6 +196,29 @@ def clean_title(value: object) -> str:
     text = re.sub(r"^microsoft (word|powerpoint|excel) - ", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\.(docx?|pptx?|xlsx?|pdf)$", "", text, flags=re.IGNORECASE)
     return "" if _TITLE_JUNK.match(text) or len(text) > 200 else text
+
+
+def is_table_title(block: Block) -> bool:
+    """Whether a block is a paragraph of one short line naming a table by its number (TABLE_TITLE)."""
+    text = block.text
+    return block.kind == "text" and len(text) <= TABLE_TITLE_CHARS and "\n" not in text and bool(
+        TABLE_TITLE.fullmatch(text))
+
+
+def titled_below(blocks: Sequence[Block]) -> tuple[Block, ...]:
+    """``blocks`` with a table title set just below a table without a caption, in its section, as that table's caption
+    (Word's captions go below by default: "Table 1: Room charges"); a title above a table took it already, and one
+    between two tables is the next one's (a title above is the convention of Chinese and most English styles)."""
+    out: list[Block] = []
+    for i, block in enumerate(blocks):
+        last = out[-1] if out else None
+        table = last.table if last is not None and last.section == block.section else None
+        before_table = i + 1 < len(blocks) and blocks[i + 1].kind == "table"
+        if last is not None and table is not None and not table.caption and is_table_title(block) and not before_table:
+            out[-1] = replace(last, table=replace(table, caption=block.text))
+            continue
+        out.append(block)
+    return tuple(out)
 
 
 @dataclass
