@@ -152,12 +152,18 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = (),
 
 
 def _most_specific(table: ParsedTable, columns: tuple[int, ...], question: str) -> tuple[int, ...]:
-    """The asked columns without one whose label is part of another's the question says whole ("Long Gun" beside
-    "Private Sale / Long Gun", asked "private sale long gun checks": the question names the group's column)."""
+    """The asked columns the question says whole, without one whose label is part of another's it says ("Long Gun"
+    beside "Private Sale / Long Gun", asked "private sale long gun checks") or holds one it says and more it does not
+    ("Return to Seller - Private Sale / Long Gun"): the question names the one column."""
     asked = _key(question)
     keys = {i: _key(_BRACKET.sub("", table.header[i]).replace(LEVELS, " ")) for i in columns if i < len(table.header)}
     said = [key for key in keys.values() if key and key in asked]
-    return tuple(i for i in columns if not any(keys.get(i) and keys[i] != key and keys[i] in key for key in said))
+
+    def other(i: int) -> bool:
+        key = keys.get(i, "")
+        return bool(key) and any(key != s and (key in s or (s in key and key not in asked)) for s in said)
+
+    return tuple(i for i in columns if not other(i))
 
 
 def _asked_columns(scores: Sequence[float], skip: set[int]) -> tuple[int, ...]:
