@@ -64,3 +64,27 @@ def test_column_texts() -> None:
         "Pre-Pawn / Handgun", "Pre-Pawn / Long Gun", "Pre-Pawn / *Other"]
     assert column_texts([_word("Background", 130, 180, 10)], columns) is None  # crosses a rule
     assert column_texts([_word("Totals", 105, 130, 10), _word("only", 155, 170, 10)], columns) is None  # 2 of 3
+
+
+def test_a_box_over_columns_below_the_header_rows_stays_one_cell(tmp_path: Path) -> None:
+    """A note over the table's width in its last row may have words that happen to fit its columns: lower than the
+    header's rows, a box over columns is a merged cell, its text written once."""
+    from reportlab.lib import colors
+    from reportlab.pdfgen import canvas
+    from reportlab.platypus import Table as Grid
+    from reportlab.platypus import TableStyle
+
+    rows = [["Item", "Amount"], ["Hotel", "180"], ["Meals", "60"], ["Rail", "95"], ["Note: figures", "exclude VAT"]]
+    grid = Grid(rows, colWidths=[120, 120])
+    grid.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 0.5, colors.black),
+                              ("INNERGRID", (0, 0), (-1, -2), 0.5, colors.black),
+                              ("LINEABOVE", (0, -1), (-1, -1), 0.5, colors.black)]))
+    path = tmp_path / "amounts.pdf"
+    pdf = canvas.Canvas(str(path))
+    grid.wrapOn(pdf, 300, 200)
+    grid.drawOn(pdf, 60, 600)
+    pdf.showPage()
+    pdf.save()
+    table = _table(path)
+    assert table.header == ("Item", "Amount") and table.rows[0] == ("Hotel", "180")
+    assert table.rows[-1] == ("Note: figures exclude VAT", "")

@@ -3,10 +3,10 @@
 pdfplumber finds a table's cells from its rules. A cell box covering several grid rows or columns is a merged
 cell (its value labels, or fills, every cell it covers: ingest/tables.py). But a form often leaves out the rules
 between a header's columns: "Permit  Handgun  Long Gun  *Other" then reads as one box over four columns, and each
-of those columns would be labelled with all four words. Such a box's words stand each inside one of the columns
-it covers, on one line at least: it is that many cells, each with the words above it. A line whose words do not
-fit the columns (a group title over them, "Pre-Pawn", a title centred across a word's column boundary) labels every
-column of the box, above the column's own words ("Pre-Pawn / Handgun").
+of those columns would be labelled with all four words. Such a box in a table's first rows, whose words stand each
+inside one of the columns it covers, every column holding some, on one line at least, is that many cells, each with
+the words above it. A line whose words do not fit the columns (a group title over them, "Pre-Pawn", a title centred
+across a word's column boundary) labels every column of the box, above the column's own words ("Pre-Pawn / Handgun").
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from lambdarag.ingest.tables import Spans
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 _EDGE = 1.0  # points a word may stand past its column's rule
 _SAME_LINE = 2.0  # points between the tops of two words of one line
+# a table's first rows, where a header's boxes stand; lower down a box over columns is a merged cell of the data or a
+# note over the table's width, whose words may happen to fit its columns
+HEADER_ROWS = 3
 
 
 def table_grid(table: Any, words: Sequence[dict[str, Any]]) -> tuple[list[list[str | None]], Spans]:
@@ -34,7 +37,7 @@ def table_grid(table: Any, words: Sequence[dict[str, Any]]) -> tuple[list[list[s
         rows = [r for r, t in enumerate(tops) if top <= t < bottom - 0.5]
         cols = [c for c, x in enumerate(lefts) if x0 <= x < x1 - 0.5]
         split = None
-        if len(cols) > 1:
+        if len(cols) > 1 and origin[0] < HEADER_ROWS:
             inside = [w for w in words if _centre_in(w, (x0, top, x1, bottom))]
             split = column_texts(inside, [(lefts[c], bounds[c]) for c in cols])
         if split is not None and origin[0] < len(grid):
