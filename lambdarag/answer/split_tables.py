@@ -65,11 +65,11 @@ def most_extreme_first(found: Sequence[_Found], question: str) -> list[int]:
     if not found or not sign:
         return order
     lead = found[0]
-    same = [i for i in order if _same(found[i].table, lead.table) and found[i].match.columns == lead.match.columns
-            and extreme_value(found[i].table, found[i].match, sign) is not None]
-    if 0 not in same:
+    parts = [i for i in order if _same(found[i].table, lead.table) and found[i].match.columns == lead.match.columns]
+    values = {i: value for i in parts if (value := extreme_value(found[i].table, found[i].match, sign)) is not None}
+    if 0 not in values:
         return order
-    best = max(same, key=lambda i: (extreme_value(found[i].table, found[i].match, sign) or 0.0, -i))
+    best = max(values, key=lambda i: (values[i], -i))
     return [best, *(i for i in order if i != best)]
 
 

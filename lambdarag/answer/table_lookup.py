@@ -138,7 +138,7 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = (),
     defined = definitions(table.header, texts)
     scores = []
     for i, label in enumerate(table.header):
-        core = _key(_BRACKET.sub("", label).replace(LEVELS, " "))  # "Private Sale / Long Gun" said as one
+        core = _label_key(label)
         units = [_key(u) for u in _UNIT.findall(label)]
         # the header, or the unit in its brackets ("多少亿元" asks for "金额（亿元）"), quoted in the question
         quoted = (len(core) >= 2 and core in asked) or any(len(u) >= 2 and u in asked for u in units)
@@ -151,19 +151,23 @@ def column_scores(table: ParsedTable, question: str, texts: Sequence[str] = (),
     return scores
 
 
+def _label_key(label: str) -> str:
+    """A column label as a question says it: no bracketed unit, the levels as one phrase ("Private Sale / Long Gun")."""
+    return _key(_BRACKET.sub("", label).replace(LEVELS, " "))
+
+
 def _most_specific(table: ParsedTable, columns: tuple[int, ...], question: str) -> tuple[int, ...]:
     """The asked columns the question says whole, without one whose label is part of another's it says ("Long Gun"
     beside "Private Sale / Long Gun", asked "private sale long gun checks") or holds one it says and more it does not
     ("Return to Seller - Private Sale / Long Gun"): the question names the one column."""
     asked = _key(question)
-    keys = {i: _key(_BRACKET.sub("", table.header[i]).replace(LEVELS, " ")) for i in columns if i < len(table.header)}
+    keys = {i: _label_key(table.header[i]) for i in columns if i < len(table.header)}
     said = [key for key in keys.values() if key and key in asked]
 
-    def other(i: int) -> bool:
-        key = keys.get(i, "")
+    def other(key: str) -> bool:
         return bool(key) and any(key != s and (key in s or (s in key and key not in asked)) for s in said)
 
-    return tuple(i for i in columns if not other(i))
+    return tuple(i for i in columns if not other(keys.get(i, "")))
 
 
 def _asked_columns(scores: Sequence[float], skip: set[int]) -> tuple[int, ...]:

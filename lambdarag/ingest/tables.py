@@ -17,12 +17,13 @@ import re
 from collections.abc import Sequence
 
 from lambdarag.ingest.document import Table
+from lambdarag.text.patterns import CURRENCY
 
 Cell = tuple[int, int]
 Spans = dict[Cell, Cell]  # covered cell -> the origin cell holding the value
 
 _MAX_HEADER_ROWS = 3
-_NUMERIC = re.compile(r"^[-+−–(]?[$¥￥€£]?\d[\d,，]*(\.\d+)?%?\)?$")
+_NUMERIC = re.compile(rf"^[-+−–(]?{CURRENCY}?\d[\d,，]*(\.\d+)?%?\)?$")
 _CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
 
 
