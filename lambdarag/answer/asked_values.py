@@ -18,15 +18,22 @@ from lambdarag.text.patterns import CURRENCY
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
+# A multiple of another figure ("体长为体高的15倍", "按月工资的2倍") says how much only relative to it: it answers
+# "how much" with this share of the bonus, below an amount stated outright ("体长可达52公分"), unless 倍 is asked.
+MULTIPLE_SHARE = 0.5
 EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒 ~ 病逝 ~ 去世)
-VALUE_INTENTS = frozenset({"synthesis"})  # an overview is made of the figures too
+VALUE_INTENTS = frozenset({"synthesis"})  # an overview is made of the figures too…
+# …unless the question names the kind of thing it asks ("整体呈什么颜色", "what shape"): no amount is that
+_NAMES_ITS_KIND = re.compile(r"什么(?!时候|是|样)[\u4e00-\u9fff]"
+                             r"|\bwhat (?!(?:is|are|was|were|do|does|did|has|have|had)\b)[a-z]", re.IGNORECASE)
 
 DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
 AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, flags=re.IGNORECASE)
-AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|倍|万"
+AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|万"
                     # measures of length, area, weight, age, time and temperature ("水深0至12公尺", "重3吨")
-                    r"|米|公尺|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|克|斤|岁|秒|周|℃)"
-                    r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年|倍)"
+                    r"|米|公尺|公分|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|公克|克|斤|公升|毫升|升"
+                    r"|岁|秒|周|℃)"
+                    r"|[一二三四五六七八九十两百千万]+(?:个工作日|天|个月|年)"
                     # English: a currency before the figure, a scale or unit after it ("$1.2 billion", "12 percent")
                     rf"|{CURRENCY}\s?\d"
                     r"|\d[\d,.]*\s*(?:percent|per cent|million|billion|thousand|bps|basis points|km|kilomet(?:re|er)s?"
@@ -34,6 +41,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     r"|grams?|tons?|tonnes?|pounds?|dollars?|euros?|days?|weeks?|months?|years?|hours?|minutes?"
                     r"|seconds?|degrees?)\b",
                     re.IGNORECASE)
+MULTIPLE = re.compile(r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*倍")
 DURATION_QUESTION = cue_pattern(*cues.DURATION, *cues.DURATION_EN, flags=re.IGNORECASE)
 DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.\d+)?\s*(?:天|周(?!岁)|星期|小时|分钟|秒|个月)"
                       r"|(?<![月\d])\d{1,3}\s*日(?=内|以内|之内|后)"  # "15日内", not the date "3月1日"
@@ -72,16 +80,22 @@ class AskedValues:
     def of(cls, question: str, intent: str) -> AskedValues:
         wants_amount = bool(AMOUNT_QUESTION.search(question))
         wants_date = bool(DATE_QUESTION.search(question))
-        amount = asked_amount(question) if wants_amount else AMOUNT if intent in VALUE_INTENTS else None
+        overview = intent in VALUE_INTENTS and not _NAMES_ITS_KIND.search(question)
+        amount = asked_amount(question) if wants_amount else AMOUNT if overview else None
         return cls(intent == "temporal" or wants_date, amount, asked_event(question), wants_amount or wants_date)
 
     def value_bonus(self, sentence: str) -> float:
-        """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked, else 0."""
+        """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked (a share of it for
+        a multiple of another figure, asked any amount), else 0."""
         # "2月5日"; "30天内" too: asked when a thing is done, a rule answers within how long ("受理后15个工作日内");
         # a month alone answers when a yearly thing happens ("每年3月", "the end of January")
         if self.date and mentions_date(sentence, within=True, month=True):
             return DATE_BONUS
-        return VALUE_BONUS if self.amount is not None and self.amount.search(sentence) else 0.0
+        if self.amount is None:
+            return 0.0
+        if self.amount.search(sentence):
+            return VALUE_BONUS
+        return VALUE_BONUS * MULTIPLE_SHARE if self.amount is AMOUNT and MULTIPLE.search(sentence) else 0.0
 
     def carries(self, sentence: str, value: float) -> bool:
         """Whether the sentence holds what the question's own words ask: the value it scored ``value`` for (from
