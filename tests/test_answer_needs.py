@@ -918,22 +918,22 @@ def test_asked_how_long_a_duration_answers_not_any_amount() -> None:
 def test_a_multiple_of_another_figure_answers_how_much_below_an_amount_stated_outright() -> None:
     from lambdarag.answer.asked_values import AskedValues
 
-    asked = AskedValues.of("这种鱼的体长是多少？", "fact")
-    outright, relative = asked.value_bonus("体长可达52公分。"), asked.value_bonus("体长为体高的15.6倍。")
+    asked = AskedValues.of("这只花瓶的高度是多少？", "fact")
+    outright, relative = asked.value_bonus("高度约38公分。"), asked.value_bonus("高度为瓶口直径的2.5倍。")
     assert outright > relative > 0
     assert AskedValues.of("赔偿金额是多少？", "fact").value_bonus("按月工资的两倍支付。") > 0
     # asked how many times, the multiple is the amount asked
-    times = AskedValues.of("体长是体高的多少倍？", "fact")
-    assert times.value_bonus("体长为体高的15.6倍。") > times.value_bonus("体长可达52公分。")
+    times = AskedValues.of("高度是瓶口直径的多少倍？", "fact")
+    assert times.value_bonus("高度为瓶口直径的2.5倍。") > times.value_bonus("高度约38公分。")
 
 
 def test_an_overview_is_made_of_figures_unless_the_question_names_the_kind_it_asks() -> None:
     from lambdarag.answer.asked_values import AskedValues
 
-    assert AskedValues.of("介绍一下这种鱼的整体情况", "synthesis").value_bonus("体长可达45公分。") > 0
-    assert AskedValues.of("这种鱼整体呈什么颜色？", "synthesis").value_bonus("体长可达45公分。") == 0
-    assert AskedValues.of("Give an overview of the fish.", "synthesis").value_bonus("It grows to 45 cm.") > 0
-    assert AskedValues.of("What colour is the fish overall?", "synthesis").value_bonus("It grows to 45 cm.") == 0
+    assert AskedValues.of("介绍一下这种树的整体情况", "synthesis").value_bonus("树高可达12米。") > 0
+    assert AskedValues.of("这种树的叶子是什么颜色？", "synthesis").value_bonus("树高可达12米。") == 0
+    assert AskedValues.of("Give an overview of the tree.", "synthesis").value_bonus("It grows to 12 metres.") > 0
+    assert AskedValues.of("What colour are the tree's leaves?", "synthesis").value_bonus("It grows to 12 metres.") == 0
 
 
 def test_a_yes_no_answer_reads_the_sentence_saying_the_verb_asked_and_its_denial() -> None:

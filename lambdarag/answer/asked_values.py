@@ -18,12 +18,12 @@ from lambdarag.text.patterns import CURRENCY
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
 VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an amount
-# A multiple of another figure ("体长为体高的15倍", "按月工资的2倍") says how much only relative to it: it answers
-# "how much" with this share of the bonus, below an amount stated outright ("体长可达52公分"), unless 倍 is asked.
+# A multiple of another figure ("高度为宽度的3倍", "按月工资的2倍") says how much only relative to it: it answers
+# "how much" with this share of the bonus, below an amount stated outright ("高约38公分"), unless 倍 is asked.
 MULTIPLE_SHARE = 0.5
 EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒 ~ 病逝 ~ 去世)
 VALUE_INTENTS = frozenset({"synthesis"})  # an overview is made of the figures too…
-# …unless the question names the kind of thing it asks ("整体呈什么颜色", "what shape"): no amount is that
+# …unless the question names the kind of thing it asks ("叶子是什么颜色", "what shape"): no amount is that
 _NAMES_ITS_KIND = re.compile(r"什么(?!时候|是|样)[\u4e00-\u9fff]"
                              r"|\bwhat (?!(?:is|are|was|were|do|does|did|has|have|had)\b)[a-z]", re.IGNORECASE)
 
