@@ -241,3 +241,19 @@ def test_a_group_column_said_whole_is_asked_not_its_level_alone(question: str, c
     assert checks is not None
     found = lookup(checks, question)
     assert found is not None and found.rows == (0,) and [checks.header[i] for i in found.columns] == [column]
+
+
+def test_a_lead_in_picked_whatever_the_question_answers_with_the_items_it_announces() -> None:
+    text = ("Library Loans\n"
+            "Members may borrow the following:\n"
+            "- up to ten books for three weeks;\n"
+            "- two films for one week;\n"
+            "- one laptop for a day.\n"
+            "Late returns are charged 20p a day.")
+    packed = pack({}, ["lib#1"], [], {"lib#1": Chunk("lib#1", "lib", "Library Loans", "Library Loans", text)},
+                  max_chars=3500)
+    answer = extractive_answer("What can members borrow from the library?", packed, "fact", {},
+                               ["members", "borrow", "library"])
+    # one line, as the text reads, not the lead-in alone with its items left out or scattered
+    assert ("Members may borrow the following: - up to ten books for three weeks; - two films for one week; "
+            "- one laptop for a day[1].") in answer, answer

@@ -1,5 +1,8 @@
 """Sentences that need the next one: the sentence that matches the question best may only introduce its answer.
 
+Whatever the question, a lead-in ("Employees may claim the following:", "补贴标准如下：") answers only with the
+items it announces, which follow it in its chunk.
+
 A list question's best match is often the lead-in ("这门课很受学生欢迎。") and the next sentence holds the items
 ("课时安排是：导言—诗律、诗韵—对仗…"); a "why" question's best match is often the sentence stating what it asks
 about ("雄蛛会很小心地走近雌蛛。"), and the next one gives the reason ("若不小心，就会被雌蛛吃下。"); or, the first,
@@ -8,10 +11,12 @@ it opens with "因此" / "Therefore", and the one before gives it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
+from lambdarag.answer.lines import joined_list, leads_list, opens_item
 from lambdarag.answer.needs import gives_reason
 
 # a sentence drawing a consequence of the one before it
@@ -49,25 +54,46 @@ FOLLOW_ON: dict[str, tuple[Test, Test]] = {"list": (enumerates, enumerates), "re
 
 
 def with_next(picked: Sequence[C], candidates: Sequence[C], need: str) -> list[C]:
-    """``picked`` with, after each picked sentence that does not answer the ``need`` by itself, the next sentence
-    of its chunk when that one may (``candidates`` in their chunks' order); ``picked`` as it is for other needs."""
-    if need not in FOLLOW_ON:
-        return list(picked)
-    answers, follows = FOLLOW_ON[need]
+    """``picked`` with each picked lead-in joined to the items it announces (one line, as they read in the text),
+    and, for a need of FOLLOW_ON, after each picked sentence that does not answer the ``need`` by itself, the next
+    sentence of its chunk when that one may (``candidates`` in their chunks' order)."""
+    answers, follows = FOLLOW_ON.get(need, (_any, _any))
     out: list[C] = []
+    listed: list[C] = []  # items joined to their lead-in, not shown again
     for item in picked:
-        if item in out:
+        if item in out or item in listed:
             continue
         at = candidates.index(item)
         before = candidates[at - 1] if at > 0 else None
         if need == "reason" and not out and _CONSEQUENCE.match(item.sentence) and before is not None \
                 and before.n == item.n:
             out.append(before)  # "因此…决定兴建新路" answers why only with the sentence it concludes from
+        items = _items_after(at, candidates) if leads_list(item.sentence) else []
+        if items:
+            listed.extend(items)
+            out = [o for o in out if o not in items]
+            out.append(_with_sentence(item, joined_list(item.sentence, [i.sentence for i in items])))
+            continue
         out.append(item)
-        if answers(item.sentence):
+        if need not in FOLLOW_ON or answers(item.sentence):
             continue
         after = candidates[at + 1] if at + 1 < len(candidates) else None
         if after is not None and after.n == item.n and after not in picked and after not in out \
                 and follows(after.sentence):
             out.append(after)
     return out
+
+
+def _items_after(at: int, candidates: Sequence[C]) -> list[C]:
+    """The marked items right after the lead-in ``candidates[at]`` in its chunk."""
+    items: list[C] = []
+    for after in candidates[at + 1:]:
+        if after.n != candidates[at].n or not opens_item(after.sentence):
+            break
+        items.append(after)
+    return items
+
+
+def _with_sentence(item: C, sentence: str) -> C:
+    """``item`` (a dataclass, answer/sentences.Scored) saying ``sentence``."""
+    return cast(C, dataclasses.replace(cast(Any, item), sentence=sentence))

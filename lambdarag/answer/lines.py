@@ -147,8 +147,8 @@ def clause_lists(lines: Sequence[str], most: int = CLAUSE_LIST_MAX_CHARS) -> lis
     out: list[tuple[str, bool]] = []
     i = 0
     while i < len(lines):
-        items = _clauses_after(lines, i) if _leads_list(lines[i]) else []
-        joined = _joined(lines[i], items)
+        items = _clauses_after(lines, i) if leads_list(lines[i]) else []
+        joined = joined_list(lines[i], items)
         if len(items) >= 2 and len(joined) <= most:
             out.append((joined, True))
             i += 1 + len(items)
@@ -163,15 +163,20 @@ def refused_items(lines: Sequence[str]) -> set[str]:
     apart from it, "（二）已享受其他补助的" reads as a case that qualifies."""
     items: set[str] = set()
     for i, line in enumerate(lines):
-        if _leads_list(line) and _REFUSAL.search(line):
+        if leads_list(line) and _REFUSAL.search(line):
             found = _clauses_after(lines, i)
             items.update(found if len(found) >= 2 else ())
     return items
 
 
-def _leads_list(line: str) -> bool:
+def leads_list(line: str) -> bool:
     """A lead-in of a list of clauses ("…下列条件："); "答：" answers, it leads no list."""
     return bool(_CLAUSE_LEAD.match(line)) and not ANSWER_LINE.match(line)
+
+
+def opens_item(line: str) -> bool:
+    """Whether the line opens a list item by its mark ("- ", "1.", "（一）", "①")."""
+    return bool(_MARKED.match(line))
 
 
 def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:
@@ -184,7 +189,7 @@ def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:
     return items
 
 
-def _joined(lead: str, items: Sequence[str]) -> str:
+def joined_list(lead: str, items: Sequence[str]) -> str:
     """The lead-in and its items as one sentence: a Chinese item its author left unpunctuated closed by ；
     (the last by 。); English ones are spaced apart as written."""
     if not has_cjk(lead + "".join(items)):
