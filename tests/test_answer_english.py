@@ -11,6 +11,7 @@ from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import question_need
 from lambdarag.records import Chunk
+from lambdarag.text.tokenizer import Tokenizer
 
 
 def handbook(breadcrumb: str, text: str) -> Any:
@@ -257,3 +258,20 @@ def test_a_lead_in_picked_whatever_the_question_answers_with_the_items_it_announ
     # one line, as the text reads, not the lead-in alone with its items left out or scattered
     assert ("Members may borrow the following: - up to ten books for three weeks; - two films for one week; "
             "- one laptop for a day[1].") in answer, answer
+
+
+@pytest.mark.parametrize(("question", "text", "lead"), [
+    ("Can visitors park in the staff car park?",
+     "Visitors may park in the staff car park only if they display a day permit.", "Yes, with conditions[1]. "),
+    ("Can staff park in the staff car park?", "Staff may park in the staff car park at any time.", "Yes[1]. "),
+    # the condition asked about is no condition of the answer
+    ("Can visitors park there only if they have a permit?",
+     "Visitors may park there only if they have a permit.", "Yes[1]. "),
+    ("外来车辆可以进入校园停放吗？", "外来车辆仅限持有临时通行证的方可进入校园停放。", "可以，但有条件[1]。"),
+    ("灵活就业人员可以申请补贴吗？", "灵活就业人员不得申请补贴。", "不可以[1]。"),
+])
+def test_a_yes_given_only_on_a_condition_says_so(question: str, text: str, lead: str) -> None:
+    packed = pack({}, ["rule#1"], [], {"rule#1": Chunk("rule#1", "rule", "Rules", "Rules", f"Rules\n{text}")},
+                  max_chars=3500)
+    answer = extractive_answer(question, packed, "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith(lead), answer

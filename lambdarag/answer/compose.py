@@ -25,6 +25,7 @@ _CLAUSE_END = "，；、,;：:"
 _ITEM_NUMBER_END = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")  # "办理步骤：1." ends in an item's number, not a sentence
 _NEGATION = cue_pattern(*cues.NEGATION)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
+_CONDITION = cue_pattern(*cues.CONDITION, *cues.CONDITION_EN, flags=re.IGNORECASE)
 # "any price or no price", "whether or not": the alternatives of a choice refuse nothing
 _ALTERNATIVE_EN = re.compile(r"\bor\s+not?\b(?:\s+\w+)?|\bwhether\s+or\s+not\b", re.IGNORECASE)
 _NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要", BARE: "否"}
@@ -72,7 +73,15 @@ def shorten(line: str, budget: int, focus: Focus | None = None) -> str:
     return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
 
 
-def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False) -> str:
+def on_condition(question: str, support: str) -> bool:
+    """Whether ``support`` grants what it grants only on a condition it states ("仅限…方可", "only if…"), one the
+    question does not itself ask about ("…only if I pay?")."""
+    said = CITATION_MARK.sub("", support)
+    return any(m.group() not in question for m in _CONDITION.finditer(said))
+
+
+def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False,
+                conditional: bool = False) -> str:
     """"可以" / "不可以" / "需要"… (or "Yes" / "No") from the supporting sentence; "not stated" without support.
 
     The supporting sentence's negation decides: "不得/不予/无需…" answers no; so does a sentence that ``refuted``
@@ -80,8 +89,10 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     pays; a day outside the days stated). A figure the question names ``outside`` the limit the sentence states
     turns the sentence's answer round (answer/limits.py): "40岁" against "18至35周岁" is no, "$40" against "Receipts
     are not needed for fares under $25" yes. A bound's own words ("不得超过", "no more than", "no later than")
-    negate nothing, nor do the alternatives of a choice ("any price or no price", "whether or not"). Without
-    support — nothing in the evidence matches the question well enough — the answer says the documents do not say.
+    negate nothing, nor do the alternatives of a choice ("any price or no price", "whether or not"). A yes the
+    sentence gives only on a condition (``conditional``: on_condition) says so ("可以，但有条件", "Yes, with
+    conditions"), the sentence after it stating the condition. Without support — nothing in the evidence matches
+    the question well enough — the answer says the documents do not say.
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
@@ -89,15 +100,18 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     said = without_bounds(text)
     negated = bool(_NEGATION_EN.search(_ALTERNATIVE_EN.sub(" ", said)) if need.english else _NEGATION.search(said))
     negative = negated != outside or refuted  # outside a rule's limit, the rule's yes or no is turned round
+    conditional = conditional and not negative  # yes, but only on the condition the sentence states
     if need.english:
-        return "No." if negative else "Yes."
+        return "No." if negative else "Yes, with conditions." if conditional else "Yes."
     modal = need.modal or "是"
-    return (_NEGATED.get(modal) or f"不{modal}") if negative else _AFFIRMED.get(modal, modal)
+    word = (_NEGATED.get(modal) or f"不{modal}") if negative else _AFFIRMED.get(modal, modal)
+    return f"{word}，但有条件" if conditional else word
 
 
-def lead_line(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False) -> str:
+def lead_line(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False,
+              conditional: bool = False) -> str:
     """The yes/no lead as a line of its own, cited like the sentence it was read from."""
-    word = yes_no_lead(need, support, supported, refuted, outside)
+    word = yes_no_lead(need, support, supported, refuted, outside, conditional)
     if not supported:
         return word
     m = _MARKS_AT_END.search(support)

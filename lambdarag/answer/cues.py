@@ -110,6 +110,10 @@ NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须"
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
                r"\b(?:prohibited|forbidden|banned|ineligible)\b")  # a rule's refusal, as 禁止 is
+# a supporting sentence that says yes only on a condition ("仅限持证车辆方可进入", "only if they display a permit")
+CONDITION = ("仅限", "只限", "只有", "方可", "才能", "才可以", "才可", "须经", "经批准后", "前提是", "符合条件的")
+CONDITION_EN = (r"\bonly (?:if|when|where|after|once|between|during|with|on|for)\b", r"\bprovided (?:that\b)?",
+                r"\bas long as\b", r"\bon condition that\b", r"\bunless\b")
 # not "被称为什么", "成为什么": those ask for a name
 REASON = (r"(?<![称译作成认视选改定名叫])为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
 REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")

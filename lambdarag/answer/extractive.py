@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lambdarag.answer.asked_values import AskedValues
-from lambdarag.answer.compose import Focus, fit_budget, lead_line
+from lambdarag.answer.compose import Focus, fit_budget, lead_line, on_condition
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
 from lambdarag.answer.limits import figure_outside
@@ -125,7 +125,8 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
         return [support, *rest]
     outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
-    return [lead_line(need, support, True, _refuted(question, best, scored, predicate), outside) + support, *rest]
+    refuted, conditional = _refuted(question, best, scored, predicate), on_condition(question, best.sentence)
+    return [lead_line(need, support, True, refuted, outside, conditional) + support, *rest]
 
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
