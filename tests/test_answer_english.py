@@ -268,6 +268,7 @@ def test_a_lead_in_picked_whatever_the_question_answers_with_the_items_it_announ
     ("Can visitors park there only if they have a permit?",
      "Visitors may park there only if they have a permit.", "Yes[1]. "),
     ("外来车辆可以进入校园停放吗？", "外来车辆仅限持有临时通行证的方可进入校园停放。", "可以，但有条件[1]。"),
+    ("校园里有食堂吗？", "校园里只有三个食堂。", "有[1]。"),  # 只有 without its 才 counts, it sets no condition
     ("灵活就业人员可以申请补贴吗？", "灵活就业人员不得申请补贴。", "不可以[1]。"),
 ])
 def test_a_yes_given_only_on_a_condition_says_so(question: str, text: str, lead: str) -> None:

@@ -111,7 +111,8 @@ NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须"
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
                r"\b(?:prohibited|forbidden|banned|ineligible)\b")  # a rule's refusal, as 禁止 is
 # a supporting sentence that says yes only on a condition ("仅限持证车辆方可进入", "only if they display a permit")
-CONDITION = ("仅限", "只限", "只有", "方可", "才能", "才可以", "才可", "须经", "经批准后", "前提是", "符合条件的")
+CONDITION = ("仅限", "只限", r"只有[^。；]*才", "方可", "才能", "才可以", "才可", "须经", "经批准后", "前提是",
+             "符合条件的")  # 只有 with its 才: alone it counts ("只有三个食堂")
 CONDITION_EN = (r"\bonly (?:if|when|where|after|once|between|during|with|on|for)\b", r"\bprovided (?:that\b)?",
                 r"\bas long as\b", r"\bon condition that\b", r"\bunless\b")
 # not "被称为什么", "成为什么": those ask for a name
