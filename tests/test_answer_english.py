@@ -276,3 +276,21 @@ def test_a_yes_given_only_on_a_condition_says_so(question: str, text: str, lead:
                   max_chars=3500)
     answer = extractive_answer(question, packed, "fact", {}, Tokenizer().keywords(question))
     assert answer.startswith(lead), answer
+
+
+def test_a_field_with_a_figure_is_no_heading_and_a_bold_lead_in_no_answer() -> None:
+    from lambdarag.answer.captions import caption_line
+
+    assert caption_line("Fiscal Year Opened Closed Fiscal Year")  # a column header
+    assert not caption_line("Opening Hours: Monday To Friday 9am - 5pm")  # a field: its value holds a figure
+    assert not caption_line("Seat Allocation: 120 Standard, 40 Premium")
+    text = ("Harbour Museum\n"
+            "**Visitor Information:**\n"
+            "Seat Allocation: 120 Standard, 40 Premium\n"
+            "The museum was opened by the harbour board in 1931 and moved to the old customs house later.")
+    packed = pack({}, ["m#1"], [], {"m#1": Chunk("m#1", "m", "Harbour Museum", "Harbour Museum", text)},
+                  max_chars=3500)
+    answer = extractive_answer("What is the seat allocation of the museum?", packed, "fact", {},
+                               ["seat", "allocation", "museum"])
+    assert answer.startswith("Seat Allocation: 120 Standard, 40 Premium[1]"), answer
+    assert "**" not in answer, answer

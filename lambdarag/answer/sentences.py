@@ -265,7 +265,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo + value
             score += asked.event_bonus(unit.shown)
             score *= field_factor(need, unit.shown, question)
-            if unit.shown.rstrip().endswith(("：", ":")):
+            if unit.shown.rstrip(" *_").endswith(("：", ":")):  # "**Details:**" as written in plain text too
                 score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
             if cut_by_window(unit.shown, body, opens_document(piece.chunk_id)):
                 score *= CUT_FACTOR
