@@ -251,8 +251,7 @@ def test_a_lead_in_picked_whatever_the_question_answers_with_the_items_it_announ
             "- two films for one week;\n"
             "- one laptop for a day.\n"
             "Late returns are charged 20p a day.")
-    packed = pack({}, ["lib#1"], [], {"lib#1": Chunk("lib#1", "lib", "Library Loans", "Library Loans", text)},
-                  max_chars=3500)
+    packed = handbook("Library Loans", text)
     answer = extractive_answer("What can members borrow from the library?", packed, "fact", {},
                                ["members", "borrow", "library"])
     # one line, as the text reads, not the lead-in alone with its items left out or scattered
@@ -272,8 +271,7 @@ def test_a_lead_in_picked_whatever_the_question_answers_with_the_items_it_announ
     ("灵活就业人员可以申请补贴吗？", "灵活就业人员不得申请补贴。", "不可以[1]。"),
 ])
 def test_a_yes_given_only_on_a_condition_says_so(question: str, text: str, lead: str) -> None:
-    packed = pack({}, ["rule#1"], [], {"rule#1": Chunk("rule#1", "rule", "Rules", "Rules", f"Rules\n{text}")},
-                  max_chars=3500)
+    packed = handbook("Rules", f"Rules\n{text}")
     answer = extractive_answer(question, packed, "fact", {}, Tokenizer().keywords(question))
     assert answer.startswith(lead), answer
 
@@ -288,8 +286,7 @@ def test_a_field_with_a_figure_is_no_heading_and_a_bold_lead_in_no_answer() -> N
             "**Visitor Information:**\n"
             "Seat Allocation: 120 Standard, 40 Premium\n"
             "The museum was opened by the harbour board in 1931 and moved to the old customs house later.")
-    packed = pack({}, ["m#1"], [], {"m#1": Chunk("m#1", "m", "Harbour Museum", "Harbour Museum", text)},
-                  max_chars=3500)
+    packed = handbook("Harbour Museum", text)
     answer = extractive_answer("What is the seat allocation of the museum?", packed, "fact", {},
                                ["seat", "allocation", "museum"])
     assert answer.startswith("Seat Allocation: 120 Standard, 40 Premium[1]"), answer
