@@ -84,3 +84,19 @@ def test_a_page_number_between_the_halves_of_a_sentence_is_left_out() -> None:
     # after a closed sentence, or before a blank line, a page number is a line of its own (and never an answer)
     assert unwrapped_lines("本办法自2024年1月1日起施行。\n— 3 —\n第八条 其他事项。") == [
         "本办法自2024年1月1日起施行。", "— 3 —", "第八条 其他事项。"]
+
+
+def test_a_sentence_runs_on_to_a_line_opening_in_lower_case_whatever_the_chunks_longest_lines() -> None:
+    # two long field lines raise the width the chunk's lines are measured against; the wrapped sentence still runs on
+    text = ("Twelve volunteers, recruited from a local rowing club, kept a daily\n"
+            "diary of their training load and sleep for the whole season of racing.\n"
+            "Instrument: a wrist-worn accelerometer sampling at fifty readings per second on the non-dominant arm.\n"
+            "Storage: every reading was kept on encrypted drives held by the department for a period of ten years.\n"
+            "Outcome Measures\n"
+            "- sleep duration\n"
+            "- resting heart rate")
+    lines = unwrapped_lines(text)
+    assert lines[0] == ("Twelve volunteers, recruited from a local rowing club, kept a daily diary of their training "
+                        "load and sleep for the whole season of racing.")
+    assert lines[-2:] == ["- sleep duration", "- resting heart rate"]  # items open in lower case: never run on
+    assert "Outcome Measures" in lines

@@ -64,7 +64,7 @@ def unwrapped_lines(body: str) -> list[str]:
                 out.append("")  # a blank line ends the paragraph
             last, inside = "", False
             continue
-        broken = wrapped(last, width)
+        broken = wrapped(last, width) or runs_on(last, line)
         if broken and PAGE_NUMBER_LINE.match(line) and "".join(lines[i + 1:i + 2]).strip():
             continue  # the page's number between the halves of a sentence its page break cut ("— 3 —")
         # inside an opened sentence a short bare line is more likely an item of a list written one a line
@@ -100,6 +100,14 @@ def wrapped(line: str, width: int) -> bool:
     if line[-1:].isascii():
         fills = min(fills, width - WORD_ROOM)
     return len(line) >= max(WRAPPED_MIN_CHARS, fills) and not line.endswith(CLOSED)
+
+
+def runs_on(last: str, line: str) -> bool:
+    """Whether an English sentence its writer's editor wrapped runs on from ``last`` to ``line``: ``last`` ends in
+    a word and ``line`` opens in lower case, whatever the text's width (a few long lines in a chunk raise the width
+    that ``wrapped`` reads: "…body mass index, average blood" / "pressure, and six blood serum measurements…")."""
+    return len(last) >= WRAPPED_MIN_CHARS and last[-1:].isascii() and last[-1:].isalpha() \
+        and line[:1].isascii() and line[:1].islower()
 
 
 def line_width(lines: Sequence[str]) -> int:
