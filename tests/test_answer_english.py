@@ -291,3 +291,19 @@ def test_a_field_with_a_figure_is_no_heading_and_a_bold_lead_in_no_answer() -> N
                                ["seat", "allocation", "museum"])
     assert answer.startswith("Seat Allocation: 120 Standard, 40 Premium[1]"), answer
     assert "**" not in answer, answer
+
+
+def test_who_did_it_is_answered_by_the_field_its_verb_labels() -> None:
+    from lambdarag.answer.needs import asked_role
+
+    role = asked_role("Who founded the Harbour Museum?")
+    assert role.name == "found" and role.labels("Founder: Ada Pennick", "Harbour Museum")
+    assert role.labels("The museum was founded by the harbour board in 1931.", "Harbour Museum")
+    assert not role.labels("Founder: Ada Pennick", "Railway Museum")  # a field of another museum's page
+    text = ("Harbour Museum\n"
+            "Opened: 1931\n"
+            "Founder: A. B. Pennick\n"
+            "Curator: the harbour board's archivist")
+    answer = extractive_answer("Who founded the Harbour Museum?", handbook("Harbour Museum", text), "person", {},
+                               ["founded", "harbour", "museum"])
+    assert answer.startswith("Founder: A. B. Pennick[1]"), answer

@@ -170,6 +170,9 @@ ROLE_BEFORE = r"(?:是|为)(?:谁|哪位|何人)\s*[？?。]?\s*$"  # not "X是�
 ROLE_AFTER = r"^\s*(?:谁|哪位|何人)(?:是|为)"
 ROLE_EN = (r"\bwho\s+(?:is|was|are|were|has been)\s+(?:the\s+|its\s+|their\s+)?(?:current\s+|new\s+|former\s+)?"
            r"([a-z][\w&.-]*(?:\s+[a-z][\w&.-]*){0,2})\s+(?:of|at|for|in)\b",)
+# "Who created / founded / published X?": the verb's stem names the role, as verb ("created by") and as agent noun
+# ("Creator:", "founder")
+AGENT_VERB_EN = (r"\bwho\s+(?:first\s+|originally\s+)?([a-z]{4,})ed\b",)
 CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么", "情况下", "情形",
               # who may apply: eligibility ("哪些人可以申请", "适用于哪些单位")
               r"(?:哪些|什么|何种)(?:人|人员|单位|企业|机构|对象)(?:可以|能|能够|可|有资格)", "适用于哪", "适用对象",

@@ -91,6 +91,7 @@ _ORIGIN_MARK = re.compile(cues.ORIGIN_MARK)
 _ROLE_BEFORE = re.compile(cues.ROLE_BEFORE)
 _ROLE_AFTER = re.compile(cues.ROLE_AFTER)
 _ROLE_EN = cue_pattern(*cues.ROLE_EN, flags=re.IGNORECASE)
+_AGENT_VERB_EN = cue_pattern(*cues.AGENT_VERB_EN, flags=re.IGNORECASE)
 _ROLE_TRIM = "的之？?。 "
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -189,9 +190,11 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
     question ``asked`` does not name itself…), else 0. The ``heading`` of its text may say whose role it names."""
     if need.kind == "person":
         names = [name for name in named_people(sentence) if name not in asked]
+        role = asked_role(asked)
+        if not names and role.labels(sentence, heading):  # "Creator: R.A. Fisher", a name no rule knows
+            return NEED_BONUS + ROLE_BONUS
         if not names:  # "approved by the head of department", "scored by a panel": who does it, unnamed
             return NEED_BONUS if need.english and _AGENT_EN.search(sentence) else 0.0
-        role = asked_role(asked)
         return NEED_BONUS + (ROLE_BONUS if any(role.filled_by(sentence, n, heading) for n in names) else 0.0)
     headed = max(section_bonus(need, heading), field_bonus(need, sentence, asked))
     if need.kind == "place":
@@ -276,12 +279,20 @@ class Role:
         about = not self.of or bool(self.of & grams(f"{heading} {sentence}"))
         return bool(self.name) and about and next_to(sentence, self.name, person)
 
+    def labels(self, sentence: str, heading: str = "") -> bool:
+        """Whether ``sentence`` is a field the role labels ("Creator: R.A. Fisher", "Founder：…") or says who by
+        ("created by the harbour board"), in a sentence (or under a ``heading``) about all of whose role it is."""
+        if not self.name or not self.of <= grams(f"{heading} {sentence}"):
+            return False
+        return re.search(rf"{re.escape(self.name)}\w*\s*(?:[:：]\s*\S|\s+by\b)", sentence, re.IGNORECASE) is not None
+
 
 @functools.lru_cache(maxsize=1024)
 def asked_role(question: str) -> Role:
     """The role a "who" question asks to fill: 院长 (of 经济学院) in "经济学院的院长是谁", 开拓者 in "谁是X的开拓者",
-    "CEO" (of Acme) in "Who is the CEO of Acme"; no role when it names none ("X是由谁成立的", "X是谁的孩子")."""
-    if m := _ROLE_EN.search(question):
+    "CEO" (of Acme) in "Who is the CEO of Acme", "creat" (creator, created by) in "Who created the dataset"; no
+    role when it names none ("X是由谁成立的", "X是谁的孩子")."""
+    if m := _ROLE_EN.search(question) or _AGENT_VERB_EN.search(question):
         return Role(m.group(1), frozenset(question_grams(question[m.end():])))
     if m := _ROLE_BEFORE.search(question):
         part = question[: m.start()]
