@@ -48,7 +48,9 @@ def title_case_line(line: str) -> bool:
 
 
 def furniture(sentence: str, heading: str) -> bool:
-    """A heading repeated in the body (``heading`` normalised, without spaces), or a page number line: never an
-    answer."""
+    """A heading repeated in the body (``heading`` normalised, without spaces), a page number line, or a line of
+    no letter or digit: never an answer."""
     key = normalize(sentence).replace(" ", "").rstrip("。.")
+    if not any(ch.isalnum() for ch in sentence):  # a rule drawn in characters: "*****", "==== ===="
+        return True
     return bool(_PAGE_FURNITURE.search(sentence)) or (bool(heading) and key in heading)
