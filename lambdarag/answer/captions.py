@@ -16,9 +16,9 @@ TITLE_WORDS, TITLE_SHARE = 3, 0.75  # an English line of this many words, this s
 _LABEL_LINE = re.compile(r"^[^，,。；;：:！!？?]{1,30}$")
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页(?:\s*/?\s*共\s*\d+\s*页)?\s*$|^\s*-?\s*\d+\s*-?\s*$")
 # a line holding only a page's number: "— 3 —", "- 12 -", "3 / 10", "Page 3 of 10", "第3页 共10页"
-# a field, "Label: value" with a figure in its value ("Class Distribution: 212 - Malignant", "Opening Hours: Monday
-# To Friday 9am - 5pm"): it answers what its label names, however capitalised
-_FIELD_WITH_FIGURE = re.compile(r"\w[^:：]*[:：]\s*[^:：]*\d")
+# a field, "Label: value" ("Class Distribution: 212 - Malignant", "State of Incorporation: Delaware", "Missing
+# Attribute Values: None"): it answers what its label names, however capitalised
+_FIELD = re.compile(r"\w[^:：]*[:：]\s+\S")
 PAGE_NUMBER_LINE = re.compile(r"^\s*(?:[-—–]\s*)?\d{1,4}(?:\s*[-—–])?\s*$|^\s*\d{1,4}\s*/\s*\d{1,4}\s*$"
                               r"|^\s*page\s+\d{1,4}(?:\s+of\s+\d{1,4})?\s*$"
                               r"|^\s*第\s*\d{1,4}\s*页(?:\s*[,，/]?\s*共\s*\d{1,4}\s*页)?\s*$", re.IGNORECASE)
@@ -39,10 +39,10 @@ def label_line(line: str) -> bool:
 
 def title_case_line(line: str) -> bool:
     """An English heading or column header ("Fiscal Year Opened Closed Fiscal Year"): most of its words capitalised
-    and no closing punctuation, however long, and no field's figure after a label; a sentence says something in
+    and no closing punctuation, however long, and no field's value after a label; a sentence says something in
     lower-case words and ends."""
     words = [w for w in line.split() if w[:1].isalpha()]
-    if len(words) < TITLE_WORDS or has_cjk(line) or line.rstrip()[-1:] in ".!?;:。" or _FIELD_WITH_FIGURE.search(line):
+    if len(words) < TITLE_WORDS or has_cjk(line) or line.rstrip()[-1:] in ".!?;:。" or _FIELD.search(line):
         return False
     return sum(1 for w in words if w[0].isupper()) >= TITLE_SHARE * len(words)
 
