@@ -227,6 +227,11 @@ def test_a_sentence_the_window_cut_is_known_as_cut() -> None:
     longer = body.replace("Overall,", "Overall, we expect that")
     assert cut_by_window("Overall, we expect that the impact of the", longer)
     assert not cut_by_window("Sales rose in every segment.", body)
+    # a bulleted item needs no full stop: the last of a list is whole; a numbered one reads as a sentence
+    items = "Attributes:\n- sl      sepal length in centimetres\n- pw      petal width, measured at its widest part"
+    assert not cut_by_window("- pw      petal width, measured at its widest part", items)
+    numbered = "网上报名：\n1.《报名申请表》：网上报名时，请按报名系统的提示逐项填写个人信息与联系方式以及"
+    assert cut_by_window("1.《报名申请表》：网上报名时，请按报名系统的提示逐项填写个人信息与联系方式以及", numbered)
     assert not cut_by_window("出差返回后填写报销单。", "出差返回后填写报销单。报销单由负责人签字后提交")
     quoted = "处长在会上强调，报销须在返回后三十天内办理完毕，他说「逾期不再受理」"  # a closing quote ends a sentence
     assert not cut_by_window(quoted, f"出差返回后填写报销单。{quoted}")

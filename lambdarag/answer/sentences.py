@@ -58,6 +58,7 @@ LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one 
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
+BULLETS = ("-", "•", "·", "*")  # marks of an item written without a full stop
 MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 # score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
@@ -348,13 +349,15 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
 
 
 def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
-    """Whether ``sentence`` is a piece the chunk's window cut off: the body's last sentence without its full stop,
-    or (in a cased script) its first sentence starting in lower case ("negatively impacted…"), unless the chunk is
-    its document's ``first`` (which starts where the document does: "nonlocal_stmt ::= …")."""
+    """Whether ``sentence`` is a piece the chunk's window cut off: the body's last sentence without its full stop
+    (not a bulleted item, which needs none), or (in a cased script) its first sentence starting in lower case
+    ("negatively impacted…"), unless the chunk is its document's ``first`` (which starts where the document does:
+    "nonlocal_stmt ::= …")."""
     text, whole = sentence.strip(), body.strip()
     if not text or not whole:
         return False
-    if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS:
+    if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS \
+            and not text.startswith(BULLETS):  # a bulleted item needs no full stop
         return True
     return not first and text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
 
