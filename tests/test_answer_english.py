@@ -312,3 +312,17 @@ def test_who_did_it_is_answered_by_the_field_its_verb_labels() -> None:
     answer = extractive_answer("Who founded the Harbour Museum?", handbook("Harbour Museum", text), "person", {},
                                ["founded", "harbour", "museum"])
     assert answer.startswith("Founder: A. B. Pennick[1]"), answer
+
+
+def test_a_lead_in_holding_the_count_asked_answers_with_its_items() -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    assert AskedValues.of("How many men took part?", "fact").value_bonus("It followed thirty retired men.") > 0
+    text = ("Walking Study\n"
+            "The study ran for a year and its results were published in the club's newsletter.\n"
+            "Readings were taken from thirty retired men in a walking club:\n"
+            "- resting pulse\n"
+            "- weight")
+    answer = extractive_answer("How many men took part in the walking study?", handbook("Walking Study", text),
+                               "fact", {}, ["men", "walking", "study"])
+    assert answer.startswith("Readings were taken from thirty retired men in a walking club:"), answer

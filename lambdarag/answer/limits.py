@@ -109,7 +109,7 @@ def _as_figures(text: str) -> str:
     """Money written with its sign first as a measure after its figure ("under $5,000" -> "under 5,000 $"), and
     small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits", "不超过两年"
     -> "不超过2年"; not 年级, 年度, 年代)."""
-    text = _NUMBER_WORD.sub(lambda m: str(ENGLISH_NUMBERS.index(m.group(0).lower()) + 1), text)
+    text = _NUMBER_WORD.sub(lambda m: str(ENGLISH_NUMBERS[m.group(0).lower()]), text)
     text = _CN_COUNT.sub(lambda m: str(count_value(m.group(1)) or m.group(1)), text)
     return _MONEY.sub(r"\2 \1", text)
 

@@ -266,8 +266,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo + value
             score += asked.event_bonus(unit.shown)
             score *= field_factor(need, unit.shown, question)
-            if unit.shown.rstrip(" *_").endswith(("：", ":")):  # "**Details:**" as written in plain text too
-                score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers
+            if not value and unit.shown.rstrip(" *_").endswith(("：", ":")):  # "**Details:**" in plain text too
+                score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers, unless it holds the value asked
             if cut_by_window(unit.shown, body, opens_document(piece.chunk_id)):
                 score *= CUT_FACTOR
             said = unsaid.said_in(unit.shown, unit.matched.removeprefix(head).strip(), echo)

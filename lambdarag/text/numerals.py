@@ -11,9 +11,14 @@ DIGITS: dict[str, int] = {
     **dict.fromkeys(ZEROS, 0), **{ch: i for i, ch in enumerate(ONE_TO_NINE, start=1)}, TWO_COUNTING: 2,
 }
 
-# Small counts an English text writes in words ("two permits", "one year"), one to twelve in order
-ENGLISH_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-ENGLISH_NUMBER_WORD = rf"\b(?:{'|'.join(ENGLISH_NUMBERS)})"  # one of them as a pattern, from a word's start
+# Counts an English text writes in words ("two permits", "twenty men"), one to nineteen and the tens, with values
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+ENGLISH_NUMBERS: dict[str, int] = {**{w: i for i, w in enumerate(_UNITS, 1)},
+                                   **{w: 10 * i for i, w in enumerate(_TENS, 2)}}
+# one of them as a pattern, from a word's start, the longer first ("sixteen" before "six")
+ENGLISH_NUMBER_WORD = rf"\b(?:{'|'.join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))})"
 # A written date spells its digits one by one (二〇二三年): 两 only counts, it is never a digit there.
 DATE_DIGITS: dict[str, int] = {ch: value for ch, value in DIGITS.items() if ch != TWO_COUNTING}
 # A count (近五年, 两年, 十年) has no zero, and 十 alone is ten.
