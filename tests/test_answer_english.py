@@ -320,9 +320,9 @@ def test_a_lead_in_holding_the_count_asked_answers_with_its_items() -> None:
     assert AskedValues.of("How many men took part?", "fact").value_bonus("It followed thirty retired men.") > 0
     text = ("Walking Study\n"
             "The study ran for a year and its results were published in the club's newsletter.\n"
-            "Readings were taken from thirty retired men in a walking club:\n"
+            "Readings came from thirty retired men:\n"
             "- resting pulse\n"
             "- weight")
     answer = extractive_answer("How many men took part in the walking study?", handbook("Walking Study", text),
                                "fact", {}, ["men", "walking", "study"])
-    assert answer.startswith("Readings were taken from thirty retired men in a walking club:"), answer
+    assert answer.startswith("Readings came from thirty retired men: - resting pulse - weight[1]"), answer

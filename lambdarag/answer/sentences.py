@@ -58,7 +58,7 @@ LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one 
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
-BULLETS = ("-", "•", "·", "*")  # marks of an item written without a full stop
+BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 # score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
@@ -280,8 +280,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
 def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
     """A caption, signature or heading line names a topic and never answers, unless it names who fills the role
     asked ("X的开拓者——某某", ``bonus``), states where, or, asked for a list, lists items ("甲、乙、丙")."""
-    if unit.table or not caption_line(unit.shown):
-        return False
+    if unit.table or BULLET.match(unit.shown) or not caption_line(unit.shown):
+        return False  # a bulleted item ("- bmi  body mass index") is an item of its list, not a caption
     return bonus <= NEED_BONUS and not (need.kind == "list" and unit.shown.count("、") >= LISTED_ITEMS - 1)
 
 
@@ -357,7 +357,7 @@ def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
     if not text or not whole:
         return False
     if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS \
-            and not text.startswith(BULLETS):  # a bulleted item needs no full stop
+            and not BULLET.match(text):  # a bulleted item needs no full stop
         return True
     return not first and text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
 
