@@ -125,6 +125,7 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
     assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
     price = r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b"
+    price += r"|\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b"  # a share asked (d8011b6)
     assert table_lookup.AMOUNT_WORDS.pattern == (
         f"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)|{price}")
     assert asked_values.AMOUNT_QUESTION.pattern == (
