@@ -325,4 +325,4 @@ def test_a_lead_in_holding_the_count_asked_answers_with_its_items() -> None:
             "- weight")
     answer = extractive_answer("How many men took part in the walking study?", handbook("Walking Study", text),
                                "fact", {}, ["men", "walking", "study"])
-    assert answer.startswith("Readings came from thirty retired men: - resting pulse - weight[1]"), answer
+    assert answer.startswith("Readings came from thirty retired men: - resting pulse; - weight[1]"), answer

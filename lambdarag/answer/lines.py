@@ -29,6 +29,7 @@ _PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
 LIST_ITEM_MAX_CHARS = 24
 _LIST_LABEL = re.compile(r"^[^。！？!?]{1,30}[：:]$")
 _NOT_ITEM = re.compile(r"[。！？!?；;，,、]$")  # a clause, not a listed item
+_ITEM_CLOSED = (".", ";", ",", ":", "!", "?")  # an English item ending in one needs no ";" after it
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
 # a list of clauses: a lead-in ending in ： ("申请人应当具备下列条件：") and items marked or cut by ；, one a line
 CLAUSE_LIST_MAX_CHARS = 200  # a longer list keeps its lines apart (the answer's budget could not quote it whole)
@@ -198,10 +199,12 @@ def _clauses_after(lines: Sequence[str], lead: int) -> list[str]:
 
 
 def joined_list(lead: str, items: Sequence[str]) -> str:
-    """The lead-in and its items as one sentence: a Chinese item its author left unpunctuated closed by ；
-    (the last by 。); English ones are spaced apart as written."""
+    """The lead-in and its items as one sentence: an item its author left unpunctuated closed by ；/ ";" (the
+    last by 。, an English one by nothing: the answer closes its sentence); English ones spaced apart."""
     if not has_cjk(lead + "".join(items)):
-        return " ".join([lead, *items])
+        last = len(items) - 1
+        return " ".join([lead, *(item if k == last or item.endswith(_ITEM_CLOSED) else f"{item};"
+                                 for k, item in enumerate(items))])
     last = len(items) - 1
     return lead + "".join(item if item.endswith(CLOSED) else item + ("。" if k == last else "；")
                           for k, item in enumerate(items))
