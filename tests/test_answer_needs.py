@@ -927,6 +927,8 @@ def test_a_multiple_of_another_figure_answers_how_much_below_an_amount_stated_ou
     outright, relative = asked.value_bonus("高度约38公分。"), asked.value_bonus("高度为瓶口直径的2.5倍。")
     assert outright > relative > 0
     assert AskedValues.of("赔偿金额是多少？", "fact").value_bonus("按月工资的两倍支付。") > 0
+    # a counted noun quoted or emphasised is still the one counted
+    assert AskedValues.of("How many levels are there?", "fact").value_bonus('It has 3 "levels" of files.') > 0
     # English asks a share as 比例 does
     share = AskedValues.of("What proportion of the loans were repaid early?", "fact")
     assert share.value_bonus("Most loans, about 80.1% of them, were repaid early.") > 0

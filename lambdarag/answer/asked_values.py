@@ -142,7 +142,8 @@ def counted_in(measure: str) -> re.Pattern[str]:
         return AMOUNT
     if measure.isascii():  # "12 members", "315,000 people", "47 new stores", "five of the principal authors"
         number = rf"(?:(?<![\d.,])\d[\d,]*(?:\.\d+)?|{ENGLISH_NUMBER_WORD})"
-        return re.compile(rf"{number}\s+(?:[A-Za-z-]+\s+){{0,2}}?{re.escape(stem(measure))}", re.IGNORECASE)
+        # the counted noun as written, or quoted or emphasised ('3 "levels"', "3 *levels*")
+        return re.compile(rf"{number}\s+(?:[A-Za-z-]+\s+){{0,2}}?[\"'“‘*_]*{re.escape(stem(measure))}", re.IGNORECASE)
     # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
     count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
     return re.compile(count + re.escape(measure))
