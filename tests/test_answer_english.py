@@ -277,14 +277,12 @@ def test_a_yes_given_only_on_a_condition_says_so(question: str, text: str, lead:
 
 
 def test_a_field_with_a_figure_is_no_heading_and_a_bold_lead_in_no_answer() -> None:
-    from lambdarag.answer.captions import caption_line
+    from lambdarag.answer.captions import caption_line, furniture
 
     assert caption_line("Fiscal Year Opened Closed Fiscal Year")  # a column header
-    assert not caption_line("Opening Hours: Monday To Friday 9am - 5pm")  # a field: its value holds a figure
+    assert not caption_line("Opening Hours: Monday To Friday 9am - 5pm")  # a field: a label and its value
     assert not caption_line("Seat Allocation: 120 Standard, 40 Premium")
     assert not caption_line("State Of Incorporation: Delaware")  # a field whatever its value
-    from lambdarag.answer.captions import furniture
-
     assert furniture("*******************************", "") and furniture("======= ==== =====", "")
     assert not furniture("Seat Allocation: 120", "")
     text = ("Harbour Museum\n"
