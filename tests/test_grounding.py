@@ -18,6 +18,15 @@ def test_sentences_keep_their_markers_even_after_the_full_stop() -> None:
         "住宿费标准为500元[1]。", "科长是赵磊。[2]", "另外", "第三句"]
 
 
+def test_a_list_cut_by_semicolons_is_one_sentence_its_final_marker_cites() -> None:
+    assert answer_sentences("条件如下：（一）年满18周岁；（二）无违法记录[1]。另起一句[2]。") == [
+        "条件如下：（一）年满18周岁；（二）无违法记录[1]。", "另起一句[2]。"]
+    assert answer_sentences("Staff may claim: - fares; - hotels up to $180[1]. Late claims are refused[2].") == [
+        "Staff may claim: - fares; - hotels up to $180[1].", "Late claims are refused[2]."]
+    # a clause with its own marker stays a sentence of its own
+    assert answer_sentences("住宿费500元[1]；餐费100元[2]。") == ["住宿费500元[1]；", "餐费100元[2]。"]
+
+
 def test_supported_unsupported_and_uncited_sentences() -> None:
     answer = ("副处长出差北京住宿标准为每人每天500元[1]。预算科科长是赵磊，电话027-87651020[2]。"
               "报销一律当天到账[1]。无依据的话。")

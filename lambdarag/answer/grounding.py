@@ -37,16 +37,25 @@ class SentenceSupport:
 
 
 def answer_sentences(answer: str) -> list[str]:
-    """The answer cut after 。！？; and line breaks; [n] markers stay with the sentence they close."""
+    """The answer cut after 。！？; and line breaks; [n] markers stay with the sentence they close, and a clause cut
+    at ；/; without a marker of its own stays with the one after it ("…如下：（一）…；（二）…[1]。", a list the
+    marker at its end cites whole)."""
     parts: list[str] = []
+    open_clause = False  # the last part ended at ；/; without a marker: the next one completes it
     for piece in _SENTENCE_END.split(answer):
         piece = piece.strip()
         lead = _LEADING_MARKERS.match(piece)
         if lead and parts:  # "…。[1]": a marker after the full stop belongs to the sentence before
             parts[-1] += lead.group()
             piece = piece[lead.end() :].strip()
-        if piece:
+            open_clause = False
+        if not piece:
+            continue
+        if open_clause:
+            parts[-1] += f" {piece}" if parts[-1][-1:].isascii() else piece
+        else:
             parts.append(piece)
+        open_clause = parts[-1].endswith(("；", ";")) and not CITATION_MARK.search(parts[-1])
     return parts
 
 
