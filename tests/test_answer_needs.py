@@ -12,8 +12,9 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
-from lambdarag.answer.sentences import Scored, candidate_units, cut_by_window, opens_document
+from lambdarag.answer.sentences import Scored, candidate_units
 from lambdarag.answer.table_text import grams, parse_table, question_grams
+from lambdarag.answer.window_ends import cut_by_window, opens_document
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
 

@@ -29,6 +29,7 @@ _PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
 LIST_ITEM_MAX_CHARS = 24
 _LIST_LABEL = re.compile(r"^[^。！？!?]{1,30}[：:]$")
 _NOT_ITEM = re.compile(r"[。！？!?；;，,、]$")  # a clause, not a listed item
+BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 _ITEM_CLOSED = (".", ";", ",", ":", "!", "?")  # an English item ending in one needs no ";" after it
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
 # a list of clauses: a lead-in ending in ： ("申请人应当具备下列条件：") and items marked or cut by ；, one a line

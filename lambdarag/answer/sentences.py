@@ -22,9 +22,8 @@ from lambdarag.answer.context import Piece
 from lambdarag.answer.follow_on import with_next
 from lambdarag.answer.lines import (
     ANSWER_LINE,
-    CLOSED,
+    BULLET,
     QUESTION_LINE,
-    WRAPPED_MIN_CHARS,
     clause_lists,
     listed_items,
     refused_items,
@@ -34,7 +33,7 @@ from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_facto
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.answer.unsaid import Unsaid, lone_characters
-from lambdarag.records import chunk_number
+from lambdarag.answer.window_ends import cut_by_window, opens_document
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
     has_cjk,
@@ -58,7 +57,6 @@ LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one 
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
 MIN_SENTENCE_CHARS = 6
-BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 # score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
@@ -346,25 +344,6 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
             shown = [s.lstrip(CUT_OPENING) for s in whole]  # "，引领学院…": a piece the window or a dropped name cut
             yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items) for s in shown if s)
-
-
-def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
-    """Whether ``sentence`` is a piece the chunk's window cut off: the body's last sentence without its full stop
-    (not a bulleted item, which needs none), or (in a cased script) its first sentence starting in lower case
-    ("negatively impacted…"), unless the chunk is its document's ``first`` (which starts where the document does:
-    "nonlocal_stmt ::= …")."""
-    text, whole = sentence.strip(), body.strip()
-    if not text or not whole:
-        return False
-    if whole.endswith(text[-MIN_SENTENCE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS \
-            and not BULLET.match(text):  # a bulleted item needs no full stop
-        return True
-    return not first and text[0].islower() and text[0].isascii() and whole.startswith(text[:MIN_SENTENCE_CHARS])
-
-
-def opens_document(chunk_id: str | None) -> bool:
-    """Whether the chunk is its document's first ("<doc_id>#0000")."""
-    return chunk_number(chunk_id or "") == 0
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:

@@ -7,6 +7,7 @@ LLM and the extractive answer get half a rule. Packed as evidence (answer/contex
 of its last sentence from the next chunk of its section when the sentence ends within ``MAX_COMPLETION``
 characters. A window starting inside a sentence is left as it is: the start is the end of the chunk before it,
 completed there when that chunk is evidence too, and the context's budget is better spent on another chunk.
+A sentence a window cut and no completion mended is known as cut (``cut_by_window``): the answer scores it down.
 Pure functions over the chunk store.
 """
 
@@ -15,12 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from lambdarag.answer.lines import line_width, spaced, wrapped
+from lambdarag.answer.lines import BULLET, CLOSED, WRAPPED_MIN_CHARS, line_width, spaced, wrapped
 from lambdarag.records import Chunk, chunk_doc_id, chunk_number, make_chunk_id
 
 MAX_COMPLETION = 300  # characters a cut sentence may take from a neighbour; a longer rest is left out
 _END = re.compile(r"[。！？；!?;][”’\"」』）)]*|\.(?=\s|$)[”’\"」』）)]*")
 MIN_OVERLAP = 8  # a shorter match of one chunk's end with the next one's start is chance, not their overlap
+EDGE_CHARS = 6  # a sentence's first or last characters matched against its chunk's start or end
 
 
 def completed(chunk: Chunk, chunks: Mapping[str, Chunk]) -> str:
@@ -65,3 +67,22 @@ def _overlap_end(text: str, following: str) -> int:
         if following.startswith(text[-size:]):
             return size
     return 0
+
+
+def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
+    """Whether ``sentence`` is a piece the chunk's window cut off: the body's last sentence without its full stop
+    (not a bulleted item, which needs none), or (in a cased script) its first sentence starting in lower case
+    ("negatively impacted…"), unless the chunk is its document's ``first`` (which starts where the document does:
+    "nonlocal_stmt ::= …")."""
+    text, whole = sentence.strip(), body.strip()
+    if not text or not whole:
+        return False
+    if whole.endswith(text[-EDGE_CHARS:]) and not text.endswith(CLOSED) and len(text) >= WRAPPED_MIN_CHARS \
+            and not BULLET.match(text):  # a bulleted item needs no full stop
+        return True
+    return not first and text[0].islower() and text[0].isascii() and whole.startswith(text[:EDGE_CHARS])
+
+
+def opens_document(chunk_id: str | None) -> bool:
+    """Whether the chunk is its document's first ("<doc_id>#0000")."""
+    return chunk_number(chunk_id or "") == 0
