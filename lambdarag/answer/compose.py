@@ -73,11 +73,10 @@ def shorten(line: str, budget: int, focus: Focus | None = None) -> str:
     return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
 
 
-def on_condition(question: str, support: str) -> bool:
-    """Whether ``support`` grants what it grants only on a condition it states ("仅限…方可", "only if…"), one the
-    question does not itself ask about ("…only if I pay?")."""
-    said = CITATION_MARK.sub("", support)
-    return any(m.group() not in question for m in _CONDITION.finditer(said))
+def on_condition(question: str, sentence: str) -> bool:
+    """Whether the supporting ``sentence`` grants what it grants only on a condition it states ("仅限…方可", "only
+    if…"), one the question does not itself ask about ("…only if I pay?")."""
+    return any(m.group() not in question for m in _CONDITION.finditer(sentence))
 
 
 def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False, outside: bool = False,

@@ -42,17 +42,17 @@ def answer_sentences(answer: str) -> list[str]:
     marker at its end cites whole)."""
     parts: list[str] = []
     open_clause = False  # the last part ended at ；/; without a marker: the next one completes it
-    for piece in _SENTENCE_END.split(answer):
-        piece = piece.strip()
+    for raw in _SENTENCE_END.split(answer):
+        piece = raw.strip()
         lead = _LEADING_MARKERS.match(piece)
         if lead and parts:  # "…。[1]": a marker after the full stop belongs to the sentence before
             parts[-1] += lead.group()
-            piece = piece[lead.end() :].strip()
+            piece = raw = piece[lead.end() :].strip()
             open_clause = False
         if not piece:
             continue
-        if open_clause:
-            parts[-1] += f" {piece}" if parts[-1][-1:].isascii() else piece
+        if open_clause:  # as the answer writes it: the split after ；/; consumed nothing
+            parts[-1] += raw.rstrip()
         else:
             parts.append(piece)
         open_clause = parts[-1].endswith(("；", ";")) and not CITATION_MARK.search(parts[-1])
