@@ -205,15 +205,24 @@ def is_table_title(block: Block) -> bool:
         TABLE_TITLE.fullmatch(text))
 
 
-def titled_below(blocks: Sequence[Block]) -> tuple[Block, ...]:
-    """``blocks`` with a table title set just below a table without a caption, in its section, as that table's caption
-    (Word's captions go below by default: "Table 1: Room charges"); a title above a table took it already, and one
-    between two tables is the next one's (a title above is the convention of Chinese and most English styles)."""
+def titled_tables(blocks: Sequence[Block]) -> tuple[Block, ...]:
+    """``blocks`` with each table's numbered title (is_table_title) as its caption, the title's paragraph then no
+    text of its own: the title just above a table without a caption, in its section (the convention of Chinese and
+    most English styles), then one just below a table still without one, unless it stands above the next table
+    (Word's captions go below by default: "Table 1: Room charges")."""
+    above: list[Block] = []
+    for block in blocks:
+        last = above[-1] if above else None
+        if block.table is not None and not block.table.caption and last is not None \
+                and last.section == block.section and is_table_title(last):
+            above[-1] = replace(block, table=replace(block.table, caption=last.text))
+            continue
+        above.append(block)
     out: list[Block] = []
-    for i, block in enumerate(blocks):
+    for i, block in enumerate(above):
         last = out[-1] if out else None
         table = last.table if last is not None and last.section == block.section else None
-        before_table = i + 1 < len(blocks) and blocks[i + 1].kind == "table"
+        before_table = i + 1 < len(above) and above[i + 1].kind == "table"
         if last is not None and table is not None and not table.caption and is_table_title(block) and not before_table:
             out[-1] = replace(last, table=replace(table, caption=block.text))
             continue
@@ -268,24 +277,14 @@ class DocBuilder:
         if table is None:
             return
         if table.rows:
-            table = self._titled(table)
             self._blocks.append(Block("table", "", table, self.section, locator, page))
         else:
             self.text(" ".join(part for part in (table.caption, *table.header) if part), locator, page)
 
-    def _titled(self, table: Table) -> Table:
-        """``table`` with the numbered title set just above it in its section as its caption (the paragraph then
-        is no text of its own), when it has none."""
-        last = self._blocks[-1] if self._blocks else None
-        if table.caption or last is None or last.section != self.section or not is_table_title(last):
-            return table
-        self._blocks.pop()
-        return replace(table, caption=last.text)
-
     def build(self, title: str = "", pages: int = 0, meta: Sequence[tuple[str, object]] = ()) -> Document:
         """The document; without a title, a sole top heading at the start becomes the title. ``meta`` are the
         source's (field, value) pairs; the file name is added as ("file", stem), empty values are dropped."""
-        blocks, sections = titled_below(self._blocks), tuple(self._sections)
+        blocks, sections = titled_tables(self._blocks), tuple(self._sections)
         if not title:
             title, blocks, sections = self._promote_title(blocks, sections)
         return Document(
