@@ -57,7 +57,7 @@ def with_next(picked: Sequence[C], candidates: Sequence[C], need: str) -> list[C
     """``picked`` with each picked lead-in joined to the items it announces (one line, as they read in the text),
     and, for a need of FOLLOW_ON, after each picked sentence that does not answer the ``need`` by itself, the next
     sentence of its chunk when that one may (``candidates`` in their chunks' order)."""
-    answers, follows = FOLLOW_ON.get(need, (_any, _any))
+    rule = FOLLOW_ON.get(need)  # (answers by itself, may follow) for the need, None for other needs
     out: list[C] = []
     listed: list[C] = []  # items joined to their lead-in, not shown again
     for item in picked:
@@ -75,11 +75,11 @@ def with_next(picked: Sequence[C], candidates: Sequence[C], need: str) -> list[C
             out.append(_with_sentence(item, joined_list(item.sentence, [i.sentence for i in items])))
             continue
         out.append(item)
-        if need not in FOLLOW_ON or answers(item.sentence):
+        if rule is None or rule[0](item.sentence):
             continue
         after = candidates[at + 1] if at + 1 < len(candidates) else None
         if after is not None and after.n == item.n and after not in picked and after not in out \
-                and follows(after.sentence):
+                and rule[1](after.sentence):
             out.append(after)
     return out
 
