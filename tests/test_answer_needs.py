@@ -921,6 +921,22 @@ def test_asked_how_long_a_duration_answers_not_any_amount() -> None:
     assert AskedValues.of("补领要交多少钱？", "fact").value_bonus("收取工本费20元。") > 0
 
 
+def test_asked_the_year_a_day_of_a_month_without_one_is_no_date_answering_it() -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    year = AskedValues.of("图书馆新馆于哪一年开放？", "temporal")
+    assert year.value_bonus("新馆于2009年9月正式开放。") > 0
+    assert year.value_bonus("开放时间：9月1日8:00-22:00。") == 0  # a day and an hour, no year
+    assert AskedValues.of("In what year did the library open?", "temporal").value_bonus("Open daily from March 1.") == 0
+    # asked when, a day of a month still answers
+    assert AskedValues.of("图书馆什么时候开放？", "temporal").value_bonus("开放时间：9月1日8:00-22:00。") > 0
+    answer = extractive_answer("图书馆新馆于哪一年开放？", pack({}, ["news#1", "lib#1"], [], {
+        "news#1": Chunk("news#1", "news", "图书馆讲座", "图书馆讲座", "新馆讲座时间：11月4日19:00-20:00。"),
+        "lib#1": Chunk("lib#1", "lib", "图书馆概况", "图书馆概况", "图书馆藏书丰富，服务周到。新馆于2009年9月开放。")},
+        max_chars=3500), "temporal", {}, ["图书馆", "新馆", "开放"])
+    assert "2009" in first_sentence(answer)
+
+
 def test_a_multiple_of_another_figure_answers_how_much_below_an_amount_stated_outright() -> None:
     from lambdarag.answer.asked_values import AskedValues
 

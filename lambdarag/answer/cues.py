@@ -31,6 +31,8 @@ ASKS_WHAT = r"(?<![任论])何"  # 何 asks ("何时", "何处") except as "any"
 # ("哪个月" is left out: "哪个月…最多" picks a table's row by its label, which names a month, not a date)
 DATE = ("什么时候", f"{ASKS_WHAT}时", "哪天", "哪一天", "哪年", "哪一年", f"{ASKS_WHAT}[年日]", "几时", "几月", "几号",
         "日期", "截止", "年份")
+# asked the year itself ("哪一年", "何年", "what year"): a day of a month alone does not answer it
+YEAR = ("哪年", "哪一年", f"{ASKS_WHAT}年", "年份", r"\b(?:what|which) year\b")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
 DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b")
 

@@ -58,6 +58,9 @@ _MONTH_ALONE = re.compile(r"(?<![\d.])(?:1[0-2]|[1-9])\s*月(?!\s*\d)"
                           r"|\b(?:January|February|March|April|June|July|August|September|October|November|December)\b")
 _EN_YEAR_ALONE = re.compile(r"\b(?:in|since|from|until|by|before|after|around)\s+(?:1[0-9]|20)\d{2}\b(?![.,]\d)",
                             re.IGNORECASE)
+# any year a text names, leniently: a number or numeral before 年 ("2018年", "前206年", "咸丰三年"; not 年级) or a
+# four-digit English year; what a month and day alone ("11月4日") lack
+_YEAR_NAMED = re.compile(r"(?:\d|[〇零元一二三四五六七八九十百千])\s*年(?!级)|\b(?:1\d|20)\d{2}\b")
 _EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
                            rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 
@@ -89,6 +92,12 @@ def names_year_alone(text: str) -> bool:
     """Whether ``text`` names an English year alone after its preposition ("incorporated in 1929"), which
     ``mentions_date`` leaves to the words: a filing names years everywhere."""
     return _EN_YEAR_ALONE.search(text) is not None
+
+
+def names_a_year(text: str) -> bool:
+    """Whether ``text`` names a year in any form (a day of a month alone names none): "2018年6月", "咸丰三年",
+    "in 1929"; read leniently, as what a question asking the year needs at least."""
+    return _YEAR_NAMED.search(text) is not None
 
 
 def find_dates(text: str) -> tuple[str, ...]:
