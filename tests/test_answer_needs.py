@@ -1140,6 +1140,31 @@ def test_a_why_answer_opening_with_therefore_is_led_by_the_sentence_it_concludes
     assert answer.startswith(reason), answer
 
 
+@pytest.mark.parametrize(("question", "text", "keywords", "lead"), [
+    ("两座书院在哪一年合并为江城学院？",
+     "江城书院创办于1921年。1950年3月，东山书院迁入新址。同年9月，江城书院和东山书院合并为江城学院。",
+     ["书院", "合并", "江城学院"], "1950年3月"),
+    ("校队在哪场比赛中首次夺冠？",
+     "2015年的省运会决赛中，校队对阵市一中，以3比1获胜。校队在这场比赛中首次夺冠，创造了校史。",
+     ["校队", "比赛", "首次", "夺冠"], "2015年的省运会决赛中"),
+    ("In which match did the team win its first title?",
+     "The 2015 county final was played against Hill School and ended 3-1. The team won its first title in this "
+     "match, a first for the school.",
+     ["team", "win", "first", "title", "match"], "The 2015 county final"),
+])
+def test_a_first_sentence_pointing_back_at_what_is_asked_is_led_by_the_sentence_naming_it(
+        question: str, text: str, keywords: list[str], lead: str) -> None:
+    answer = extractive_answer(question, one_doc("Records", text), "fact", {}, keywords)
+    assert answer.startswith(lead), answer
+
+
+def test_a_sentence_naming_what_it_points_back_to_needs_none_before_it() -> None:
+    text = "游戏共有五关。普通模式按顺序过关，挑战模式可以选择顺序，其中森林、沙漠和雪山为必须，即最少只打这三关。"
+    answer = extractive_answer("挑战模式必须打通的是哪三关？", one_doc("Guide", text), "fact", {},
+                               ["挑战模式", "必须", "打通"])
+    assert answer.startswith("普通模式按顺序过关"), answer
+
+
 def test_a_bar_inside_a_line_of_text_is_no_table_cell() -> None:
     grammar = ("augmented_assignment_stmt ::= augtarget augop (expression_list | yield_expression)\n"
                "augtarget ::= identifier | attributeref | subscription\n"

@@ -19,7 +19,7 @@ from lambdarag.answer.asked_page import ON_PAGE, asked_pages
 from lambdarag.answer.asked_values import AskedValues
 from lambdarag.answer.captions import caption_line, furniture
 from lambdarag.answer.context import Piece
-from lambdarag.answer.follow_on import with_next
+from lambdarag.answer.follow_on import points_back, with_next
 from lambdarag.answer.lines import (
     ANSWER_LINE,
     BULLET,
@@ -172,7 +172,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
                 picked[said] = dataclasses.replace(picked[said], also=(*picked[said].also, item.n))  # both sources
             continue
         picked.append(item)
-    return with_next(picked, scored, need)  # a lead-in's items, a statement's reason follow it
+    # a lead-in's items, a statement's reason follow it; what the first sentence points back at leads it
+    return with_next(picked, scored, need, points_back(question, need))
 
 
 def _top(scored: Sequence[Scored], first: Scored) -> list[Scored]:
