@@ -1165,6 +1165,19 @@ def test_a_sentence_naming_what_it_points_back_to_needs_none_before_it() -> None
     assert answer.startswith("普通模式按顺序过关"), answer
 
 
+def test_a_piece_of_a_sentence_a_window_cut_gives_way_to_the_whole_sentence_another_chunk_holds() -> None:
+    whole = "根据协议，学院将为会计、审计、税务、金融等4类专业提供200个实习岗位，同时开放30个研究助理名额。"
+    chunks = {
+        "plan#0001": Chunk("plan#0001", "plan", "校企合作协议", "校企合作协议",
+                           "审计、税务、金融等4类专业提供200个实习岗位，同时开放30个研究助理名额。协议为期三年。"),
+        "plan#0000": Chunk("plan#0000", "plan", "校企合作协议", "校企合作协议",
+                           "学院与本市五家企业签署合作协议。" + whole),
+    }
+    answer = extractive_answer("学院将为哪4类专业提供实习岗位？", pack({}, list(chunks), [], chunks, max_chars=3500),
+                               "fact", {}, ["学院", "专业", "提供", "实习岗位"])
+    assert answer.startswith(whole.removesuffix("。")), answer
+
+
 def test_a_bar_inside_a_line_of_text_is_no_table_cell() -> None:
     grammar = ("augmented_assignment_stmt ::= augtarget augop (expression_list | yield_expression)\n"
                "augtarget ::= identifier | attributeref | subscription\n"

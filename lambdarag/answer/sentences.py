@@ -33,7 +33,7 @@ from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_facto
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.answer.unsaid import Unsaid, lone_characters
-from lambdarag.answer.window_ends import cut_by_window, opens_document
+from lambdarag.answer.window_ends import cut_by_window, opens_document, whole_over_cut
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
     has_cjk,
@@ -273,7 +273,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
                               valued=asked.carries(unit.shown, value)))
-    return out if as_of is None else _read_as_of(out, as_of)
+    return _read_as_of(whole_over_cut(out), as_of)
 
 
 def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
@@ -284,7 +284,9 @@ def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:
     return bonus <= NEED_BONUS and not (need.kind == "list" and unit.shown.count("、") >= LISTED_ITEMS - 1)
 
 
-def _read_as_of(scored: Sequence[Scored], as_of: date) -> list[Scored]:
+def _read_as_of(scored: list[Scored], as_of: date | None) -> list[Scored]:
+    if as_of is None:
+        return scored
     adjusted = scores_as_of([s.sentence for s in scored], [s.n for s in scored], [s.score for s in scored], as_of)
     return [dataclasses.replace(s, score=score) for s, score in zip(scored, adjusted, strict=True)]
 

@@ -7,18 +7,22 @@ LLM and the extractive answer get half a rule. Packed as evidence (answer/contex
 of its last sentence from the next chunk of its section when the sentence ends within ``MAX_COMPLETION``
 characters. A window starting inside a sentence is left as it is: the start is the end of the chunk before it,
 completed there when that chunk is evidence too, and the context's budget is better spent on another chunk.
-A sentence a window cut and no completion mended is known as cut (``cut_by_window``): the answer scores it down.
+A sentence a window cut and no completion mended is known as cut (``cut_by_window``): the answer scores it down,
+and leaves it out for the whole sentence where another chunk of its document holds it (``whole_over_cut``).
 Pure functions over the chunk store.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
+from typing import Any, Protocol, TypeVar, cast
 
 from lambdarag.answer.lines import BULLET, CLOSED, WRAPPED_MIN_CHARS, line_width, spaced, wrapped
 from lambdarag.records import Chunk, chunk_doc_id, chunk_number, make_chunk_id
 
+CUT_PIECE_MIN = 12  # a shorter end of a sentence ("Yes.", "是的。") is as likely a sentence of its own
 MAX_COMPLETION = 300  # characters a cut sentence may take from a neighbour; a longer rest is left out
 _END = re.compile(r"[。！？；!?;][”’\"」』）)]*|\.(?=\s|$)[”’\"」』）)]*")
 MIN_OVERLAP = 8  # a shorter match of one chunk's end with the next one's start is chance, not their overlap
@@ -86,3 +90,57 @@ def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
 def opens_document(chunk_id: str | None) -> bool:
     """Whether the chunk is its document's first ("<doc_id>#0000")."""
     return chunk_number(chunk_id or "") == 0
+
+
+class Candidate(Protocol):
+    """A scored candidate sentence (answer/sentences.Scored)."""
+
+    @property
+    def sentence(self) -> str: ...
+
+    @property
+    def doc_id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def rank(self) -> int: ...
+
+
+S = TypeVar("S", bound=Candidate)
+
+
+def whole_over_cut(scored: list[S]) -> list[S]:
+    """A piece of a sentence a chunk's window cut ("中餐厨师、中文教师…" starting a window, "…is called X and is"
+    ending one) left out where another chunk of its document holds the whole sentence, which takes its score and
+    its chunk's rank when better: the answer quotes the sentence, not the piece a better ranked chunk starts with."""
+    by_doc: dict[str, list[S]] = {}
+    for item in scored:
+        by_doc.setdefault(item.doc_id, []).append(item)
+    cut: list[tuple[S, S]] = []  # (a cut piece, the sentence holding it)
+    for items in by_doc.values():
+        for piece in items:
+            holders = [s for s in items if s is not piece and _cut_from(piece.sentence, s.sentence)]
+            holder = max(holders, key=lambda s: len(s.sentence), default=None)  # the whole of a piece's pieces
+            if holder is not None:
+                cut.append((piece, holder))
+    if not cut:
+        return scored
+    taken: dict[int, S] = {}  # id of a whole sentence -> itself with its pieces' best score and chunk rank
+    for piece, holder in cut:
+        best = taken.get(id(holder), holder)
+        taken[id(holder)] = cast(S, dataclasses.replace(cast(Any, best), score=max(best.score, piece.score),
+                                                        rank=min(best.rank, piece.rank)))
+    pieces = {id(piece) for piece, _ in cut}
+    return [taken.get(id(s), s) for s in scored if id(s) not in pieces]
+
+
+def _cut_from(piece: str, sentence: str) -> bool:
+    """Whether ``piece`` is ``sentence`` cut inside: its end without the start (what comes before it is no whole
+    sentence) or its start without the end (the piece ends without a full stop)."""
+    if len(piece) < CUT_PIECE_MIN or len(sentence) <= len(piece):
+        return False
+    if sentence.endswith(piece):
+        return not sentence[: -len(piece)].rstrip().endswith(CLOSED)
+    return sentence.startswith(piece) and not piece.endswith(CLOSED)
