@@ -35,6 +35,15 @@ def test_the_sentence_a_window_cut_is_finished_from_the_next_chunk_past_their_ov
     assert packed.citations[0].chunk_id == "mpl#0033"
 
 
+def test_an_overlap_of_one_short_line_is_not_repeated() -> None:
+    first = ("Depreciation for centrally managed assets is included in segment operating costs. In 2021,\n"
+             "$668 was included in the primary business segments, of which $386 was included in BCA. In")
+    second = "In\n2020, $689 was included in the primary business segments, of which $397 was included in BCA."
+    chunks = store(first=first, second=second)
+    assert completed(chunks["mpl#0033"], chunks) == f"{first}\n2020, $689 was included in the primary business " \
+        "segments, of which $397 was included in BCA."
+
+
 def test_a_closed_sentence_a_heading_another_section_a_table_or_a_long_rest_is_left_as_it_is() -> None:
     def same(chunks: dict[str, Chunk]) -> bool:
         return completed(chunks["mpl#0033"], chunks) == chunks["mpl#0033"].text

@@ -66,11 +66,13 @@ def _rest_after(text: str, following: str) -> str:
 
 
 def _overlap_end(text: str, following: str) -> int:
-    """Where ``following`` goes on past the text it repeats from the end of ``text`` (the chunks' overlap)."""
+    """Where ``following`` goes on past the text it repeats from the end of ``text`` (the chunks' overlap): at least
+    MIN_OVERLAP characters, or the text's last word where the window opened on it."""
     for size in range(min(len(text), len(following)), MIN_OVERLAP - 1, -1):
         if following.startswith(text[-size:]):
             return size
-    return 0
+    last = text.split()[-1] if text.split() else ""  # a window opening on the text's last word ("In")
+    return len(last) if last and text != last and re.match(rf"{re.escape(last)}\s", following) else 0
 
 
 def cut_by_window(sentence: str, body: str, first: bool = False) -> bool:
