@@ -844,6 +844,39 @@ def test_a_yes_no_question_whose_predicate_no_sentence_says_is_not_stated() -> N
     assert extractive_answer("创业补贴可以分期领取吗？", p2, "fact", {}, keywords).startswith("可以")
 
 
+def test_a_yes_no_answer_needs_a_sentence_saying_what_is_asked_of_the_subject() -> None:
+    # the best sentence shares the question's words (申请) but says nothing of paying
+    p = one_doc("仲裁办理指南", "当事人可以向人民法院申请强制执行。仲裁委员会受理申请后五日内通知当事人。")
+    keywords = ["申请", "仲裁", "交费"]
+    assert extractive_answer("申请仲裁需要交费吗？", p, "fact", {}, keywords).startswith("资料中未明确说明")
+    free = one_doc("仲裁办理指南", "申请仲裁不收费。仲裁委员会受理申请后五日内通知当事人。")
+    assert extractive_answer("申请仲裁需要交费吗？", free, "fact", {}, keywords).startswith("不需要")
+
+
+def test_a_bound_the_question_states_is_no_figure_outside_the_same_bound() -> None:
+    from lambdarag.answer.limits import figure_outside
+
+    p = one_doc("居住证办理", "未满16周岁的未成年人，可以由其监护人代为申领居住证。")
+    keywords = ["孩子", "家长", "申领", "居住证"]
+    answer = extractive_answer("孩子还不到16岁，家长可以替他申领居住证吗？", p, "fact", {}, keywords)
+    assert answer.startswith("可以"), answer
+    assert figure_outside("孩子已经18岁，家长可以替他申领吗？", "未满16周岁的，可以由其监护人代为申领。")
+
+
+@pytest.mark.parametrize(("question", "text", "keywords", "lead"), [
+    ("所有课程都可以线上选修吗？", "部分课程可以线上选修，其余课程须到教务处现场办理。", ["课程", "线上", "选修"],
+     "不可以"),
+    ("Are all the rooms in the library accessible by wheelchair?",
+     "Some of the rooms are accessible by wheelchair, while others can only be reached by stairs.",
+     ["rooms", "library", "accessible", "wheelchair"], "No"),
+    ("Are all the rooms in the library open to visitors?", "All the rooms are open to visitors.",
+     ["rooms", "library", "open", "visitors"], "Yes"),
+])
+def test_asked_whether_all_of_a_kind_do_a_sentence_saying_some_do_answers_no(
+        question: str, text: str, keywords: list[str], lead: str) -> None:
+    assert extractive_answer(question, one_doc("Library", text), "fact", {}, keywords).startswith(lead)
+
+
 def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None:
     from lambdarag.answer.lines import refused_items
 

@@ -107,7 +107,11 @@ FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付
 # open asked, closed stated, and the other way round
 OPEN_ASKED = ("开放", "营业", "开门", "办公", r"\bopen\b")
 CLOSED = ("闭馆", "关闭", "休息", "停止营业", "不开放", "不营业", "不办公", r"\bclosed\b")
-OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED))
+# all of a kind asked ("Are all the rooms…", "所有课程都…吗"), some of it stated ("some…, while others…", "部分…其余…")
+ALL_ASKED = (r"(?<!\bat )\ball\b(?! (?:the )?time\b)", r"\bevery\b", "所有", "全部", "一律")
+SOME_ONLY = (r"\bsome\b[^.;]*\bothers?\b", r"\bnot all\b", r"\bonly some\b", "并非所有", "并非全部", "不是所有",
+             "不是全部", r"有的[^。；]*有的", r"(?<!大)部分[^。；]*(?:其他|其余|另一部分)")
+OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY))
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")

@@ -18,7 +18,15 @@ from lambdarag.answer.compose import Focus, fit_budget, lead_line, on_condition
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
 from lambdarag.answer.limits import figure_outside
-from lambdarag.answer.needs import Need, asks_something, denies, is_english, question_need, yes_no_predicate
+from lambdarag.answer.needs import (
+    Need,
+    asks_something,
+    denies,
+    is_english,
+    question_need,
+    says_predicate,
+    yes_no_predicate,
+)
 from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.parts import asking_clauses
 from lambdarag.answer.sentences import (
@@ -115,8 +123,10 @@ def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str
     best = _support(ranked if ranked is not None else scored, predicate[:2])
     if ranked is not None and best is not None:
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
-    # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗") says neither yes nor no
-    if best is None or best.score < YES_NO_SUPPORT or not best.says_asked:
+    # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
+    # asked of it ("申请仲裁需要交费吗" against "…可以向人民法院申请执行"), says neither yes nor no
+    if best is None or best.score < YES_NO_SUPPORT or not best.says_asked \
+            or not says_predicate(question, best.sentence, predicate):
         return [lead_line(need, "", False), *lines]
     support = best.cited()
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported

@@ -40,10 +40,10 @@ YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
 # the figure itself ("未满18周岁")
 _UPPER_WORDS = ("不超过", "不得超过", "不高于", "不大于", "最多", "最长", "低于", "少于", "未满", "不满", "不足",
-                "no more than", "up to", "at most", "under", "below", "less than", "fewer than")
+                "不到", "no more than", "up to", "at most", "under", "below", "less than", "fewer than")
 _LOWER_WORDS = ("不低于", "不少于", "不得少于", "至少", "最少", "满", "超过", "高于", "大于", "多于", "at least",
                 "no less than", "over", "more than", "above")
-_STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "under", "below", "less than", "fewer than",
+_STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "不到", "under", "below", "less than", "fewer than",
                      "超过", "高于", "大于", "多于", "over", "more than", "above"})
 # "超过" inside "不超过", "more than" inside "no more than" bound from above
 _NOT_BEFORE = r"(?<![不未得])(?<!no )(?<!not )"
@@ -93,7 +93,8 @@ def figure_outside(question: str, sentence: str) -> bool:
     figure the sentence states outside a limit the question names ("above 90%" asked, "a rate of 78%" stated)."""
     question, sentence = _as_figures(question), _as_figures(sentence)
     limits = stated_limits(sentence)
-    if any(not limit.admits(value) for value, unit in _figures(question) for limit in limits if limit.unit == unit):
+    # the question's own figures, not a bound it states ("不到16岁" asked of "未满16周岁的…可以由监护人代为申领")
+    if any(not limit.admits(value) for value, unit in _exact(question) for limit in limits if limit.unit == unit):
         return True
     # the sentence may state several figures in the measure ("315,000 people worldwide, 132,000 in the US"): the
     # question's limit is unmet only when none of them meets it
