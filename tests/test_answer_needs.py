@@ -877,6 +877,28 @@ def test_asked_whether_all_of_a_kind_do_a_sentence_saying_some_do_answers_no(
     assert extractive_answer(question, one_doc("Library", text), "fact", {}, keywords).startswith(lead)
 
 
+def test_an_item_of_a_list_of_forbidden_things_answers_no() -> None:
+    kinds = ["800W以上的超功率电器", "无自动断电保护装置的电器", "无国家3C认证的电器",
+             "电炉、电热毯等容易引发火灾的电器，电饭锅、微波炉、电磁炉等炊具", "洗衣机、电冰箱等", "含大电池的电器设备",
+             "其他存在安全隐患的电器"]
+    items = "".join(f"（{n}）{kind}；\n" for n, kind in zip("一二三四五六七", kinds, strict=True))
+    text = f"第三十条 用电安全。\n学生公寓内的违章电器包括：\n{items}违章电器将由管理人员收缴代管。"
+    p = one_doc("学生公寓管理办法", text)
+    assert extractive_answer("学生公寓里可以用电饭锅吗？", p, "fact", {}, ["学生公寓", "电饭锅"]).startswith("不可以")
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    ("第一次办居住证需要交工本费吗？", "首次申领居住证，免收证件工本费。"),
+    ("学生用校园网需要自己付网费吗？", "学生无需为校园网服务付费。"),
+    ("参加培训需要缴纳报名费吗？", "培训不收取报名费。"),
+])
+def test_a_fee_asked_in_its_own_words_and_waived_in_others_is_no(question: str, sentence: str) -> None:
+    from lambdarag.answer.opposites import says_opposite
+
+    assert says_opposite(question, sentence)
+    assert not says_opposite("可以报销交通费吗？", "交通费按实际发生额报销。")
+
+
 def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None:
     from lambdarag.answer.lines import refused_items
 

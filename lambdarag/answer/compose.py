@@ -23,7 +23,7 @@ from lambdarag.text.tokenizer import rejoin_enumerations, rejoin_quotations, spl
 _MARKS_AT_END = re.compile(r"((?:\[\d{1,3}\])+)([。.！!？?]?)\s*$")
 _CLAUSE_END = "，；、,;：:"
 _ITEM_NUMBER_END = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")  # "办理步骤：1." ends in an item's number, not a sentence
-_NEGATION = cue_pattern(*cues.NEGATION)
+_NEGATION = cue_pattern(*cues.NEGATION, *cues.FORBIDDEN_KIND)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
 _CONDITION = cue_pattern(*cues.CONDITION, *cues.CONDITION_EN, flags=re.IGNORECASE)
 # "any price or no price", "whether or not": the alternatives of a choice refuse nothing

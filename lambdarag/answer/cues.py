@@ -100,9 +100,13 @@ YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "h
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",
                  f"{ASKS_WHAT}时", "还是", r"\bor\b")
 # a yes/no question asking whether one pays, and a clause saying the thing is free (answer/opposites.py)
-PAY_ASKED = ("收费", "交费", "缴费", "付费", "花钱", "要钱", "掏钱", r"\bpay\b", r"\bpaid\b", r"\bcharged?\b",
-             r"\bfees?\b", r"\bcosts? (?:any)?thing\b", r"\bcost money\b")
-FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付费", "不需付费", r"(?<![-\w])free\b(?![-\w])",
+PAY_ASKED = ("收费", "交费", "缴费", "付费", "花钱", "要钱", "掏钱",
+             r"(?:交(?!通)|缴|付)[\u4e00-\u9fff]{1,3}?费",  # "交工本费", "付网费"
+             r"\bpay\b", r"\bpaid\b", r"\bcharged?\b", r"\bfees?\b", r"\bcosts? (?:any)?thing\b", r"\bcost money\b")
+FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付费", "不需付费",
+                  # "无需为互联网服务付费", "免交学费", "不收取手续费"
+                  r"(?:无需|无须|不需要?|不用)[^，。；]{0,8}?付费", r"免(?:交|缴)[\u4e00-\u9fff]{0,4}?费",
+                  r"不(?:收取?|需要?(?:交|缴|支付))[\u4e00-\u9fff]{0,4}?费", r"(?<![-\w])free\b(?![-\w])",
                   r"\bno charge\b", r"\bwithout charge\b", r"\bat no cost\b")
 # open asked, closed stated, and the other way round
 OPEN_ASKED = ("开放", "营业", "开门", "办公", r"\bopen\b")
@@ -115,6 +119,8 @@ OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_AS
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")
+# a list's lead-in naming its items as forbidden ("违章电器包括：", "违禁物品有："): its items are refused
+FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
                r"\b(?:prohibited|forbidden|banned|ineligible)\b")  # a rule's refusal, as 禁止 is
 # a supporting sentence that says yes only on a condition ("仅限持证车辆方可进入", "only if they display a permit")

@@ -14,20 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lambdarag.answer.asked_values import AskedValues
-from lambdarag.answer.compose import Focus, fit_budget, lead_line, on_condition
+from lambdarag.answer.compose import Focus, fit_budget
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
-from lambdarag.answer.limits import figure_outside
-from lambdarag.answer.needs import (
-    Need,
-    asks_something,
-    denies,
-    is_english,
-    question_need,
-    says_predicate,
-    yes_no_predicate,
-)
-from lambdarag.answer.opposites import says_opposite
+from lambdarag.answer.needs import Need, asks_something, is_english, question_need
 from lambdarag.answer.parts import asking_clauses
 from lambdarag.answer.sentences import (
     BROAD_INTENTS,
@@ -46,13 +36,12 @@ from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.split_tables import most_extreme_first
 from lambdarag.answer.table_lookup import Found, answering_tables
 from lambdarag.answer.table_text import question_grams
-from lambdarag.answer.weekdays import day_outside
+from lambdarag.answer.yes_no import yes_no_lines
 from lambdarag.query.condense import rule_condense
 from lambdarag.records import Turn
 from lambdarag.text.patterns import CITATION_MARK
 
 _QUESTION_MARK = re.compile(r"[？?]")
-_OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
 # asked what happens on a condition: answered by the consequence a conditional sentence ends with ("…, then …")
 _CONSEQUENCE_ASKED = re.compile(r"\bwhat (?:happens|will happen|would happen)\b|会怎样|会怎么样|什么后果|如何处理",
                                 re.IGNORECASE)
@@ -66,8 +55,6 @@ COMPARE_TABLES = 2  # a comparison shows the named row of this many tables (two 
 LEAD_INTENTS = frozenset({"process"})  # slot answers that a better matching sentence elsewhere may precede
 EXTRA_AFTER_TABLE = 1  # sentences that may follow a table line (more for broad intents)
 ANSWER_CHARS = 300  # default length budget (context.answer_chars): characters before citations
-YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
-YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
 
 
 def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[str, Any],
@@ -83,7 +70,7 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
         if asked != question:
             own = [k for k in keywords if k.lower() in asked.lower()] or keywords
             ranked = scored_sentences(asked, packed.pieces, own, intent, packed.as_of)
-        lines = _yes_no(asked, scored, need, lines, ranked)
+        lines = yes_no_lines(asked, scored, need, lines, ranked)
     focus = None if need.kind == "yesno" else _focus(question, intent, keywords)
     text = "".join(fit_budget(lines, budget, focus)).strip()
     return text + "".join(repeal_notes(text, packed, need.english))
@@ -112,55 +99,6 @@ def _first_question(question: str) -> str:
     question."""
     mark = _QUESTION_MARK.search(question)
     return question[:mark.end()] if mark is not None and question[mark.end():].strip() else question
-
-
-def _yes_no(question: str, scored: Sequence[Scored], need: Need, lines: list[str],
-            ranked: Sequence[Scored] | None = None) -> list[str]:
-    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one. Asked
-    with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
-    ``scored`` for the whole question says."""
-    predicate = yes_no_predicate(question, need.modal)
-    best = _support(ranked if ranked is not None else scored, predicate[:2])
-    if ranked is not None and best is not None:
-        best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
-    # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
-    # asked of it ("申请仲裁需要交费吗" against "…可以向人民法院申请执行"), says neither yes nor no
-    if best is None or best.score < YES_NO_SUPPORT or not best.says_asked \
-            or not says_predicate(question, best.sentence, predicate):
-        return [lead_line(need, "", False), *lines]
-    support = best.cited()
-    # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
-    said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
-    rest = [line for line in lines if _plain(line) not in said]
-    if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
-        return [support, *rest]
-    outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
-    refuted, conditional = _refuted(question, best, scored, predicate), on_condition(question, best.sentence)
-    return [lead_line(need, support, True, refuted, outside, conditional) + support, *rest]
-
-
-def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
-    """Whether the support says no without a word of refusal: the verb asked denied ("…要收费吗" against "不收费"),
-    the opposite of what is asked (free asked whether one pays, closed asked whether open), or a day outside the
-    days stated by a sentence of its chunk ("周六…吗" against "办公时间：周一至周五")."""
-    if denies(best.sentence, predicate) or says_opposite(question, best.sentence):
-        return True
-    return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
-
-
-def _plain(line: str) -> str:
-    return CITATION_MARK.sub("", line).strip().rstrip("。.；;")
-
-
-def _support(scored: Sequence[Scored], verb: str) -> Scored | None:
-    """The sentence a yes or no is read from: the best one, or among those scoring nearly as well one saying the
-    ``verb`` asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb
-    name the subject, which a title line holds as well)."""
-    best = max(scored, key=ranking_key, default=None)
-    if best is None or len(verb) < 2:
-        return best
-    close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]
-    return max(close, key=lambda s: (verb in s.sentence, *ranking_key(s)))
 
 
 def repeal_notes(text: str, packed: Packed, english: bool = False) -> list[str]:

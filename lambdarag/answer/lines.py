@@ -37,7 +37,7 @@ CLAUSE_LIST_MAX_CHARS = 200  # a longer list keeps its lines apart (the answer's
 _CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
 _MARKED = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(](?:\d{1,2}|[一二三四五六七八九十]{1,3})[)）]"
                      r"|[一二三四五六七八九十]{1,3}[、.]|[①②③④⑤⑥⑦⑧⑨⑩])")
-_REFUSAL = cue_pattern(*cues.NEGATION, *cues.NEGATION_EN, flags=re.IGNORECASE)
+_REFUSAL = cue_pattern(*cues.NEGATION, *cues.NEGATION_EN, *cues.FORBIDDEN_KIND, flags=re.IGNORECASE)
 # a line opening a list item or an article continues nothing; "2.1 of this License" (a section number a wrapped
 # sentence carried to the next line) is no item
 _ITEM = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(]\d{1,2}[)）]|[一二三四五六七八九十]+[、.]"

@@ -1,0 +1,74 @@
+"""The yes or no of a yes/no question, read from the sentence that supports it, which follows it.
+
+可以 / 不可以 (Yes / No) and the other leads (answer/compose.py) are read from the best matching sentence: no where it
+refuses, denies the verb asked, states the opposite, a day or a figure outside what is asked, or is an item of a
+forbidden kind; "not stated" where no sentence says what is asked of the subject. Pure functions over the scored
+sentences (answer/sentences.py); the extractive answer puts the lead first (answer/extractive.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from lambdarag.answer.compose import lead_line, on_condition
+from lambdarag.answer.limits import figure_outside
+from lambdarag.answer.needs import Need, denies, says_predicate, yes_no_predicate
+from lambdarag.answer.opposites import says_opposite
+from lambdarag.answer.sentences import Scored, ranking_key
+from lambdarag.answer.weekdays import day_outside
+from lambdarag.text.patterns import CITATION_MARK
+
+_OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
+YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
+YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
+
+
+def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: list[str],
+            ranked: Sequence[Scored] | None = None) -> list[str]:
+    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one. Asked
+    with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
+    ``scored`` for the whole question says."""
+    predicate = yes_no_predicate(question, need.modal)
+    best = _support(ranked if ranked is not None else scored, predicate[:2])
+    if ranked is not None and best is not None:
+        best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
+    # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
+    # asked of it ("申请仲裁需要交费吗" against "…可以向人民法院申请执行"), says neither yes nor no
+    if best is None or best.score < YES_NO_SUPPORT or not best.says_asked \
+            or not says_predicate(question, best.sentence, predicate):
+        return [lead_line(need, "", False), *lines]
+    support = best.cited()
+    # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
+    said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
+    rest = [line for line in lines if _plain(line) not in said]
+    if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
+        return [support, *rest]
+    outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
+    refuted, conditional = _refuted(question, best, scored, predicate), on_condition(question, best.sentence)
+    return [lead_line(need, support, True, refuted, outside, conditional) + support, *rest]
+
+
+def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
+    """Whether the support says no without a word of refusal: the verb asked denied ("…要收费吗" against "不收费"),
+    the opposite of what is asked (free asked whether one pays, closed asked whether open), or a day outside the
+    days stated by a sentence of its chunk ("周六…吗" against "办公时间：周一至周五"), or an item of a list its lead-in
+    refuses or forbids ("违章电器包括：… （三）电饭锅…")."""
+    if best.item or denies(best.sentence, predicate) or says_opposite(question, best.sentence):
+        return True
+    return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
+
+
+def _plain(line: str) -> str:
+    return CITATION_MARK.sub("", line).strip().rstrip("。.；;")
+
+
+def _support(scored: Sequence[Scored], verb: str) -> Scored | None:
+    """The sentence a yes or no is read from: the best one, or among those scoring nearly as well one saying the
+    ``verb`` asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb
+    name the subject, which a title line holds as well)."""
+    best = max(scored, key=ranking_key, default=None)
+    if best is None or len(verb) < 2:
+        return best
+    close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]
+    return max(close, key=lambda s: (verb in s.sentence, *ranking_key(s)))
