@@ -106,6 +106,14 @@ def figure_outside(question: str, sentence: str) -> bool:
     return False
 
 
+def in_asked_measure(question: str, sentence: str) -> bool:
+    """Whether the sentence states a figure or a limit in a measure a figure of the question is in ("成立5年的企业…"
+    against "成立时间不超过3年"): what it says answers the question's figure, yes or no."""
+    asked = {unit for _, unit in _exact(_as_figures(question))}
+    text = _as_figures(sentence)
+    return bool(asked & ({limit.unit for limit in stated_limits(text)} | {unit for _, unit in _figures(text)}))
+
+
 def _as_figures(text: str) -> str:
     """Money written with its sign first as a measure after its figure ("under $5,000" -> "under 5,000 $"), and
     small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits", "不超过两年"

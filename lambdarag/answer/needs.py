@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from lambdarag.answer import cues
 from lambdarag.answer.asked_values import DURATION_QUESTION
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.graph.english import english_entities
@@ -189,10 +190,10 @@ def denies(sentence: str, predicate: str) -> bool:
 def says_predicate(question: str, sentence: str, predicate: str) -> bool:
     """Whether the sentence says what a Chinese yes/no question asks of its subject: two characters of its predicate
     together ("替他申领居住证" ~ "代为申领居住证", 提交 ~ 无需提交), the one character of a one-character predicate,
-    or the predicate's opposite (交费 ~ 不收费, 开放 ~ 闭馆); a figure asked ("可以是5年吗") any figure, which the
-    limits compare (answer/limits.py); any sentence where no predicate is read (an English question, one without a
-    modal)."""
-    if re.search(r"\d", predicate) and re.search(r"\d", sentence):
+    or the predicate's opposite (交费 ~ 不收费, 开放 ~ 闭馆); a figure in the measure of one the question names
+    ("成立5年的企业能…吗", "可以是5年吗" against "不超过3年"), which the limits compare (answer/limits.py); any sentence
+    where no predicate is read (an English question, one without a modal)."""
+    if in_asked_measure(question, sentence):
         return True
     cjk = "".join(c for c in predicate if has_cjk(c))
     pieces = {cjk[i:i + 2] for i in range(len(cjk) - 1)} or {cjk}
