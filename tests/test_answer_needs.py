@@ -899,6 +899,19 @@ def test_a_fee_asked_in_its_own_words_and_waived_in_others_is_no(question: str, 
     assert not says_opposite("可以报销交通费吗？", "交通费按实际发生额报销。")
 
 
+def test_asked_how_long_a_condition_not_carrying_a_duration_does_not_lead() -> None:
+    text = "第二条 在本市居住半年以上的，可以申领居住证。第五条 有关部门应当做好居住证的服务和管理工作。"
+    chunks = {"rule#1": Chunk("rule#1", "rule", "居住证条例", "居住证条例", text)}
+    slots = {"conditions": ["有关部门应当做好居住证的服务和管理工作"], "sources": {"conditions": "rule#1"}}
+    question, keywords = "要在本市住满多长时间才能申领居住证？", ["本市", "住满", "申领", "居住证"]
+    p = pack(slots, ["rule#1"], [], chunks, max_chars=3500)
+    answer = extractive_answer(question, p, "process", slots, keywords)
+    assert answer.startswith("第二条"), answer
+    held = {"conditions": ["在本市居住半年以上"], "sources": {"conditions": "rule#1"}}
+    answer = extractive_answer(question, pack(held, ["rule#1"], [], chunks, max_chars=3500), "process", held, keywords)
+    assert answer.startswith("注意：在本市居住半年以上"), answer
+
+
 def test_an_item_of_a_refusal_never_pads_an_answer_without_its_lead_in() -> None:
     from lambdarag.answer.lines import refused_items
 
