@@ -139,13 +139,12 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     numbers = {c.chunk_id: c.n for c in packed.citations}
     writer = SLOT_WRITERS.get(intent)
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
-    lines = ordered_slot_lines(written, need) if _answers(written, need, AskedValues.of(question, intent)) else []
+    lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
         leading = _clause_answers(question, packed, intent, keywords, scored)
         return [s.cited() for s in best_sentences(question, scored, intent, sentences=sentences, leading=leading)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
-    asked = AskedValues.of(question, intent)
-    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not _holds_asked(written, need, asked) else []
+    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not _holds_asked(written, need) else []
     return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
 
 
@@ -170,25 +169,24 @@ def _clause_answers(question: str, packed: Packed, intent: str, keywords: Sequen
     return out
 
 
-def _answers(lines: Sequence[tuple[str, str]], need: Need, asked: AskedValues) -> bool:
+def _answers(lines: Sequence[tuple[str, str]], need: Need) -> bool:
     """Slot lines answer when they hold the aspect the need asks for (or a table's value), else a core aspect
     (steps, materials, a contact) when the need names none; a place, conditions or a basis alone are by-products
-    of a text that is not a procedure."""
+    of a text that is not a procedure. A date or an amount asked is a data slot's value or a sentence's: a
+    procedure's conditions hold many ("住满多长时间" is not answered by "…应当自受理之日起15日内…")."""
     if need.kind in SENTENCE_NEEDS:
         return False  # "为什么要…" is not answered by the procedure's steps, whatever they hold
     aspects = {aspect for aspect, _ in lines}
+    if need.kind in VALUE_NEEDS:
+        return "value" in aspects
     if need.kind in NEED_ASPECT:  # "交到哪里" without a place slot: a sentence saying where answers, not the materials
-        return _holds_asked(lines, need, asked) or "value" in aspects
+        return _holds_asked(lines, need) or "value" in aspects
     return bool(aspects & CORE_ASPECTS)
 
 
-def _holds_asked(lines: Sequence[tuple[str, str]], need: Need, asked: AskedValues) -> bool:
-    """Whether the slot lines hold the aspect the need asks for ("需要哪些材料": the materials); asked a date or an
-    amount, a condition carrying it ("住满多长时间": not "有关部门应当…做好…工作")."""
-    aspect = NEED_ASPECT.get(need.kind, "")
-    if need.kind in VALUE_NEEDS:
-        return any(a == aspect and asked.value_bonus(line) > 0 for a, line in lines)
-    return aspect in {a for a, _ in lines}
+def _holds_asked(lines: Sequence[tuple[str, str]], need: Need) -> bool:
+    """Whether the slot lines hold the aspect the need asks for ("需要哪些材料": the materials)."""
+    return NEED_ASPECT.get(need.kind, "") in {aspect for aspect, _ in lines}
 
 
 def ordered_slot_lines(lines: Sequence[tuple[str, str]], need: Need) -> list[str]:
@@ -260,11 +258,11 @@ def _marker(slots: dict[str, Any], numbers: Mapping[str, int]) -> Callable[[str]
 
 Writer = Callable[[dict[str, Any], Callable[[str], str], Need], list[tuple[str, str]]]
 CORE_ASPECTS = frozenset({"steps", "materials", "contact", "value"})
-VALUE_NEEDS = frozenset({"date", "amount"})  # answered by a line carrying the value asked
+VALUE_NEEDS = frozenset({"date", "amount"})  # answered by a value: a data slot's or a sentence's
 SENTENCE_NEEDS = frozenset({"reason", "definition"})  # answered by the text's sentences, never by slot lines
 # the slot aspect that answers a need ("需要哪些材料" -> the materials line first)
 NEED_ASPECT = {"materials": "materials", "steps": "steps", "place": "where", "contact": "contact", "duties": "duties",
-               "date": "conditions", "amount": "conditions", "conditions": "conditions"}
+               "conditions": "conditions"}
 _ZH = {"steps": "办理步骤：", "materials": "所需材料：", "conditions": "注意：", "where": "办理地点：",
        "basis": "依据：", "phone": "办公电话", "email": "电子邮箱", "office": "办公地点", "duties": "主要职责：",
        "who": "联系人",
