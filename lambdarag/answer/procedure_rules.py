@@ -169,13 +169,15 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
         if len(items) >= 2 and _CONDITION_SECTION.search(_section(chunk)):
             return items, chunk.chunk_id
     scored: list[tuple[float, str, str]] = []
-    for chunk in pool[:3]:
-        for segment in _clauses(chunk.text):
-            if _CONDITION.search(segment) and not _STEP.match(segment) and not _ARTICLE.match(segment) \
-                    and len(segment) <= 120 and "|" not in segment:  # an article is read as a sentence, whole
-                scored.append((match_score(wanted, segment), segment, chunk.chunk_id))
+    segments = [(segment, chunk) for chunk in pool[:3] for segment in _clauses(chunk.text)]
+    for segment, chunk in segments:
+        if _CONDITION.search(segment) and not _STEP.match(segment) and not _ARTICLE.match(segment) \
+                and len(segment) <= 120 and "|" not in segment:  # an article is read as a sentence, whole
+            scored.append((match_score(wanted, segment), segment, chunk.chunk_id))
     scored.sort(key=lambda t: -t[0])
-    top = [x for x in scored[:3] if x[0] > 0]
+    # a piece a chunk's window cut ("上人民政府…") of a clause its neighbour holds whole is no clause of its own
+    whole = [x for x in scored if not any(x[1] != y and x[1] in y for y, _ in segments)]
+    top = [x for x in whole[:3] if x[0] > 0]
     return [x[1] for x in top], top[0][2] if top else ""
 
 
