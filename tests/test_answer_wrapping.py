@@ -100,3 +100,17 @@ def test_a_sentence_runs_on_to_a_line_opening_in_lower_case_whatever_the_chunks_
                         "load and sleep for the whole season of racing.")
     assert lines[-2:] == ["- sleep duration", "- resting heart rate"]  # items open in lower case: never run on
     assert "Outcome Measures" in lines
+
+
+def test_a_sentence_runs_on_to_a_line_opening_with_a_figure_but_not_to_a_numbered_item() -> None:
+    text = ("Blood samples and a short questionnaire were collected at each visit for all n =\n"
+            "120 volunteers who completed the study, over a period of\n"
+            "18 months in the two clinics of the region.\n"
+            "Steps taken by the nurse on each visit were the following two\n"
+            "1. Weigh the volunteer.\n"
+            "2. Take the sample.")
+    lines = unwrapped_lines(text)
+    assert lines[0] == ("Blood samples and a short questionnaire were collected at each visit for all n = 120 "
+                        "volunteers who completed the study, over a period of 18 months in the two clinics of the "
+                        "region.")
+    assert lines[-2:] == ["1. Weigh the volunteer.", "2. Take the sample."]

@@ -106,10 +106,13 @@ def wrapped(line: str, width: int) -> bool:
 
 def runs_on(last: str, line: str) -> bool:
     """Whether an English sentence its writer's editor wrapped runs on from ``last`` to ``line``: ``last`` ends in
-    a word and ``line`` opens in lower case, whatever the text's width (a few long lines in a chunk raise the width
-    that ``wrapped`` reads: "…body mass index, average blood" / "pressure, and six blood serum measurements…")."""
-    return len(last) >= WRAPPED_MIN_CHARS and last[-1:].isascii() and last[-1:].isalpha() \
-        and line[:1].isascii() and line[:1].islower()
+    a word (or "=") and ``line`` opens in lower case or with a figure, whatever the text's width (a few long lines
+    in a chunk raise the width that ``wrapped`` reads: "…body mass index, average blood" / "pressure, and six…")."""
+    if len(last) < WRAPPED_MIN_CHARS or not last[-1:].isascii() or not (last[-1:].isalpha() or last.endswith("=")):
+        return False
+    # a figure goes on the sentence as a lower-case word does ("…for each of n =" / "442 diabetes patients"), unless
+    # it opens an item ("2. Apply online")
+    return line[:1].isascii() and (line[:1].islower() or (line[:1].isdigit() and not _ITEM.match(line)))
 
 
 def line_width(lines: Sequence[str]) -> int:
