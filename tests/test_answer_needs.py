@@ -1284,3 +1284,9 @@ def test_a_figure_after_the_full_width_yuan_sign_is_an_amount() -> None:
     p = one_doc("采购合同", "本合同按照双方约定的条款履行，甲乙双方应当诚实守信。\n无税固定总价￥125000")
     answer = extractive_answer("无税固定总价是多少？", p, "fact", {}, ["无税", "固定", "总价"])
     assert answer.startswith("无税固定总价￥125000")
+
+
+def test_clauses_a_semicolon_joins_in_the_text_are_shown_joined() -> None:
+    text = "这些故事大多来自作者亲友的口述；一小部分来自官方的公文。书成于1788年以前。"
+    answer = extractive_answer("这些故事来自哪里？", one_doc("故事集", text), "fact", {}, ["故事", "来自"])
+    assert answer.startswith("这些故事大多来自作者亲友的口述；一小部分来自官方的公文[1]。"), answer

@@ -116,7 +116,29 @@ def with_next(picked: Sequence[C], candidates: Sequence[C], need: str, back: Tes
         if after is not None and after.n == item.n and after not in picked and after not in out \
                 and rule[1](after.sentence):
             out.append(after)
-    return out
+    return _clauses_joined(out, candidates)
+
+
+def _clauses_joined(out: list[C], candidates: Sequence[C]) -> list[C]:
+    """A clause ending in ；/; followed in the answer by the clause after it in its chunk: one sentence, as its
+    writer put it ("大多来自…口述；一小部份来自…公文"), not two closed with a full stop each."""
+    joined: list[C] = []
+    for item in out:
+        last = joined[-1] if joined else None
+        if last is not None and last.sentence.rstrip().endswith(("；", ";")) and item in candidates \
+                and _next_of(last, candidates) is item:
+            glue = " " if last.sentence.rstrip().endswith(";") else ""
+            joined[-1] = _with_sentence(last, f"{last.sentence.rstrip()}{glue}{item.sentence}")
+            continue
+        joined.append(item)
+    return joined
+
+
+def _next_of(item: C, candidates: Sequence[C]) -> C | None:
+    """The candidate after ``item`` in its chunk, None at its chunk's end (or for a sentence no candidate is)."""
+    at = next((i for i, c in enumerate(candidates) if c is item or c == item), -1)
+    after = candidates[at + 1] if 0 <= at < len(candidates) - 1 else None
+    return after if after is not None and after.n == item.n else None
 
 
 def _items_after(at: int, candidates: Sequence[C]) -> list[C]:
