@@ -324,3 +324,12 @@ def test_a_lead_in_holding_the_count_asked_answers_with_its_items() -> None:
     answer = extractive_answer("How many men took part in the walking study?", handbook("Walking Study", text),
                                "fact", {}, ["men", "walking", "study"])
     assert answer.startswith("Readings came from thirty retired men: - resting pulse; - weight[1]"), answer
+
+
+def test_an_english_yes_no_reads_the_close_sentence_saying_what_the_question_ends_with() -> None:
+    rules = ("* Members who bring a guest along to the Riverside Workshop must stay with them at all times.\n"
+             "* Guests are not allowed to use any power tools or tools that require an induction.")
+    p = handbook("Rules > Guests", rules)
+    answer = extractive_answer("Can the guest I bring to the Riverside Workshop use the power tools?", p, "fact", {},
+                               ["guest", "bring", "riverside", "workshop", "use", "power", "tools"])
+    assert answer.startswith("No"), answer

@@ -18,8 +18,9 @@ from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.graph.english import english_entities
+from lambdarag.text.english import stem
 from lambdarag.text.people import person_names
-from lambdarag.text.tokenizer import has_cjk, words
+from lambdarag.text.tokenizer import has_cjk, stopwords, words
 
 NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "place", "date", "amount", "conditions", "reason",
               "definition", "steps", "compare", "list", "general")
@@ -59,6 +60,7 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "definition": cue_pattern(*cues.DEFINITION_MARKS, flags=re.IGNORECASE),
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
 }
+_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb denied ("不收费", "免收费", "无需提交")
 # a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
 # an item, not a field
@@ -178,6 +180,17 @@ def yes_no_predicate(question: str, modal: str) -> str:
         return re.sub(r"吗\s*$", "", first.rstrip())[-2:]
     at = first.rfind(modal)
     return re.sub(r"吗\s*$", "", first[at + len(modal):]).strip() if at >= 0 else ""
+
+
+def asked_object(question: str) -> frozenset[str]:
+    """The stems of what an English yes/no question asks of its subject: its last two content words, where English
+    puts the object or the state asked ("Can guests use the power tools?" -> power, tool; "Is parking free on
+    Sundays?" -> free, sunday); empty for a Chinese question."""
+    if not is_english(question):
+        return frozenset()
+    first = re.split(r"[?？]", question, maxsplit=1)[0]
+    content = [w.lower() for w in _ENGLISH_WORD.findall(first) if len(w) > 2 and w.lower() not in stopwords()]
+    return frozenset(stem(w) for w in content[-2:])
 
 
 def denies(sentence: str, predicate: str) -> bool:

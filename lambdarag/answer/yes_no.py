@@ -13,10 +13,11 @@ from collections.abc import Sequence
 
 from lambdarag.answer.compose import lead_line, on_condition
 from lambdarag.answer.limits import figure_outside
-from lambdarag.answer.needs import Need, denies, says_predicate, yes_no_predicate
+from lambdarag.answer.needs import Need, asked_object, denies, says_predicate, yes_no_predicate
 from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.weekdays import day_outside
+from lambdarag.text.english import word_stems
 from lambdarag.text.patterns import CITATION_MARK
 
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
@@ -30,7 +31,7 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
     ``scored`` for the whole question says."""
     predicate = yes_no_predicate(question, need.modal)
-    best = _support(ranked if ranked is not None else scored, predicate[:2])
+    best = _support(ranked if ranked is not None else scored, predicate[:2], asked_object(question))
     if ranked is not None and best is not None:
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
@@ -63,12 +64,14 @@ def _plain(line: str) -> str:
     return CITATION_MARK.sub("", line).strip().rstrip("。.；;")
 
 
-def _support(scored: Sequence[Scored], verb: str) -> Scored | None:
+def _support(scored: Sequence[Scored], verb: str, asked: frozenset[str] = frozenset()) -> Scored | None:
     """The sentence a yes or no is read from: the best one, or among those scoring nearly as well one saying the
     ``verb`` asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb
-    name the subject, which a title line holds as well)."""
+    name the subject, which a title line holds as well), or in English one saying the words ``asked`` last."""
     best = max(scored, key=ranking_key, default=None)
-    if best is None or len(verb) < 2:
+    if best is None or (len(verb) < 2 and not asked):
         return best
     close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]
+    if asked:  # English: the words the question ends with ("…use the power tools?")
+        return max(close, key=lambda s: (bool(asked & word_stems(s.sentence)), *ranking_key(s)))
     return max(close, key=lambda s: (verb in s.sentence, *ranking_key(s)))
