@@ -333,3 +333,24 @@ def test_an_english_yes_no_reads_the_close_sentence_saying_what_the_question_end
     answer = extractive_answer("Can the guest I bring to the Riverside Workshop use the power tools?", p, "fact", {},
                                ["guest", "bring", "riverside", "workshop", "use", "power", "tools"])
     assert answer.startswith("No"), answer
+
+
+def test_a_keyword_few_pieces_hold_weighs_more_than_one_every_piece_holds() -> None:
+    from lambdarag.answer.rarity import rarity_weights
+
+    texts = ["the graduate program in statistics", "graduate program fees", "the toefl minimum for the program"]
+    common, rare, absent = rarity_weights(["program", "toefl", "ielts"], texts)
+    assert rare > common == 1.0 and absent == 1.0
+    chunks = {
+        "faq#1": Chunk("faq#1", "faq", "Graduate FAQ", "Graduate FAQ > Admission",
+                       "Coursework needed for the graduate program includes a year of statistics. "
+                       "The TOEFL minimum score is 80 on the internet-based test."),
+        "faq#2": Chunk("faq#2", "faq", "Graduate FAQ", "Graduate FAQ > Funding",
+                       "Students in the graduate program need no fees: they are funded as teaching assistants."),
+        "faq#3": Chunk("faq#3", "faq", "Graduate FAQ", "Graduate FAQ > Deadlines",
+                       "Applications to the graduate program are due in December."),
+    }
+    p = pack({}, list(chunks), [], chunks, max_chars=3500)
+    answer = extractive_answer("What TOEFL score do I need for the graduate program?", p, "fact", {},
+                               ["toefl", "score", "need", "graduate", "program"])
+    assert answer.startswith("The TOEFL minimum score is 80"), answer

@@ -31,6 +31,7 @@ from lambdarag.answer.lines import (
 )
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
+from lambdarag.answer.rarity import rarity_weights, weighted_score
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.answer.unsaid import Unsaid, lone_characters
 from lambdarag.answer.window_ends import cut_by_window, opens_document, whole_over_cut
@@ -244,10 +245,10 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     out: list[Scored] = []
     seen: set[str] = set()
     split = [split_piece(piece) for piece in evidence]  # (head line, body) of each piece
+    weights = rarity_weights(keywords, [normalize(piece.text) for piece in evidence])  # a rare keyword tells more
     on_page = asked_pages(question, ((doc_of(p.chunk_id), head) for p, (head, _) in zip(evidence, split, strict=True)))
     for rank, (piece, (head, body)) in enumerate(zip(evidence, split, strict=True)):
-        # keywords met in the chunk's breadcrumb or neighbouring lines put its sentences in context
-        chunk_score = score_text(piece.text, keywords, wanted)
+        chunk_score = CHUNK_WEIGHT * score_text(piece.text, keywords, wanted)  # its heading's words count too
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
         unsaid = Unsaid.of(echoed, head)
         in_section = section_bonus(need, head) > 0  # the chunk's section is headed by what is asked
@@ -256,7 +257,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             if unit.shown in seen:
                 continue
             seen.add(unit.shown)
-            score = (1 - CHUNK_WEIGHT) * score_text(unit.matched, keywords, wanted) + CHUNK_WEIGHT * chunk_score
+            score = (1 - CHUNK_WEIGHT) * weighted_score(unit.matched, keywords, wanted, weights) + chunk_score
             echo = unsaid.echo(unit.shown)  # the question's own words in the sentence, beyond the page's heading
             bonus = evidence_bonus(need, unit.shown, question, head)
             value = asked.value_bonus(unit.shown)  # the date or amount asked
