@@ -354,3 +354,13 @@ def test_a_keyword_few_pieces_hold_weighs_more_than_one_every_piece_holds() -> N
     answer = extractive_answer("What TOEFL score do I need for the graduate program?", p, "fact", {},
                                ["toefl", "score", "need", "graduate", "program"])
     assert answer.startswith("The TOEFL minimum score is 80"), answer
+
+
+def test_asked_how_far_ahead_a_lead_time_answers() -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    question = "How far ahead do I have to put in a leave request?"
+    assert question_need(question).kind == "amount"
+    asked = AskedValues.of(question, "process")
+    assert asked.value_bonus("Leave requests are submitted at least three business days in advance.") > 0
+    assert asked.value_bonus("The fee is $20.") == 0  # a lead time, not any amount
