@@ -114,3 +114,18 @@ def test_a_sentence_runs_on_to_a_line_opening_with_a_figure_but_not_to_a_numbere
                         "volunteers who completed the study, over a period of 18 months in the two clinics of the "
                         "region.")
     assert lines[-2:] == ["1. Weigh the volunteer.", "2. Take the sample."]
+
+
+def test_a_sentence_runs_on_after_a_word_no_sentence_ends_with_and_to_a_word_in_emphasis() -> None:
+    text = ("- The person who finds a problem in the library reports it privately on\n"
+            "  Tracker. Reports filed there reach the maintainers only.\n"
+            "Anyone who acts alone must report what they did to the committee by e-mailing\n"
+            "*committee@example.org*\n"
+            "within a day.\n"
+            "* Guests may not use the machines.")
+    lines = unwrapped_lines(text)
+    assert lines[0] == ("- The person who finds a problem in the library reports it privately on Tracker. Reports "
+                        "filed there reach the maintainers only.")
+    assert lines[1].startswith("Anyone who acts alone must report what they did to the committee by e-mailing "
+                               "*committee@example.org*")
+    assert lines[-1] == "* Guests may not use the machines."

@@ -29,6 +29,11 @@ _PUNCTUATION_ONLY = re.compile(r"^[,，、:：;；.。!！?？]+$")
 LIST_ITEM_MAX_CHARS = 24
 _LIST_LABEL = re.compile(r"^[^。！？!?]{1,30}[：:]$")
 _NOT_ITEM = re.compile(r"[。！？!?；;，,、]$")  # a clause, not a listed item
+_LAST_WORD = re.compile(r"([A-Za-z]+)$")
+# words an English sentence never ends with: articles, prepositions, conjunctions
+_NEVER_LAST = frozenset({"a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto",
+                         "via", "per", "and", "or", "nor", "but", "than", "as"})
+_OPENING_MARKS = "*_`\"'“‘(["  # emphasis, code, quotes, brackets a word may open with
 BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 _ITEM_CLOSED = (".", ";", ",", ":", "!", "?")  # an English item ending in one needs no ";" after it
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
@@ -73,7 +78,7 @@ def unwrapped_lines(body: str) -> list[str]:
         opened = last.endswith(_OPEN_END) or (inside and len(last) >= RUN_ON_MIN_CHARS and not last.endswith(CLOSED))
         if last and _PUNCTUATION_ONLY.match(line):
             out[-1], inside = out[-1] + line, not line.endswith(CLOSED)
-        elif last and (broken or opened) and not _ITEM.match(line) and not QUESTION_LINE.search(last) \
+        elif last and (broken or opened) and not _opens_its_item(line) and not QUESTION_LINE.search(last) \
                 and not ANSWER_LINE.match(line):
             glue = " " if spaced(last, line) else ""
             out[-1], inside = out[-1] + glue + line, opened
@@ -107,12 +112,25 @@ def wrapped(line: str, width: int) -> bool:
 def runs_on(last: str, line: str) -> bool:
     """Whether an English sentence its writer's editor wrapped runs on from ``last`` to ``line``: ``last`` ends in
     a word (or "=") and ``line`` opens in lower case or with a figure, whatever the text's width (a few long lines
-    in a chunk raise the width that ``wrapped`` reads: "…body mass index, average blood" / "pressure, and six…")."""
+    in a chunk raise the width that ``wrapped`` reads: "…body mass index, average blood" / "pressure, and six…");
+    or ``last`` ends in a word no sentence ends with ("…reports the vulnerability on" / "HackerOne. Issues…")."""
     if len(last) < WRAPPED_MIN_CHARS or not last[-1:].isascii() or not (last[-1:].isalpha() or last.endswith("=")):
         return False
-    # a figure goes on the sentence as a lower-case word does ("…for each of n =" / "442 diabetes patients"), unless
-    # it opens an item ("2. Apply online")
-    return line[:1].isascii() and (line[:1].islower() or (line[:1].isdigit() and not _ITEM.match(line)))
+    if _opens_its_item(line):
+        return False
+    word = _LAST_WORD.search(last)
+    if word is not None and word.group(1).lower() in _NEVER_LAST:
+        return True
+    # a figure goes on the sentence as a lower-case word does ("…for each of n =" / "442 diabetes patients"), and so
+    # does a word in emphasis or quotes ("…by e-mailing" / "*conduct@jupyter.org*")
+    first = line.lstrip(_OPENING_MARKS)[:1]
+    return first.isascii() and (first.islower() or first.isdigit())
+
+
+def _opens_its_item(line: str) -> bool:
+    """A line opening an item of its own ("2. Apply online", "* Apply online"); a bullet's mark needs its space:
+    "*conduct@jupyter.org*" is a word in emphasis, "-5 °C" a figure."""
+    return bool(BULLET.match(line) or (_ITEM.match(line) and line[:1] not in "-•·*"))
 
 
 def line_width(lines: Sequence[str]) -> int:
