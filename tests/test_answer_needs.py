@@ -1290,3 +1290,19 @@ def test_clauses_a_semicolon_joins_in_the_text_are_shown_joined() -> None:
     text = "这些故事大多来自作者亲友的口述；一小部分来自官方的公文。书成于1788年以前。"
     answer = extractive_answer("这些故事来自哪里？", one_doc("故事集", text), "fact", {}, ["故事", "来自"])
     assert answer.startswith("这些故事大多来自作者亲友的口述；一小部分来自官方的公文[1]。"), answer
+
+
+def test_another_section_of_the_procedures_page_matching_better_leads_its_steps() -> None:
+    chunks = {
+        "faq#0000": Chunk("faq#0000", "faq", "软件常见问题", "软件常见问题 > 1. 如何显示内存利用率？",
+                          "在主窗口点击右键弹出菜单，勾选“显示内存利用率”即可。"),
+        "faq#0004": Chunk("faq#0004", "faq", "软件常见问题", "软件常见问题 > 4. 程序无法保存设置",
+                          "可以通过以下步骤解决：\n1. 退出程序，以管理员身份重新启动。\n"
+                          "2. 在选项中选择保存到用户目录。\n3. 重新启动程序。"),
+    }
+    slots = {"steps": ["退出程序，以管理员身份重新启动。", "在选项中选择保存到用户目录。", "重新启动程序。"],
+             "sources": {"steps": "faq#0004"}}
+    p = pack(slots, list(chunks), [], chunks, max_chars=3500)
+    keywords = ["主窗口", "显示", "内存", "利用率"]
+    answer = extractive_answer("怎么让主窗口显示内存利用率？", p, "process", slots, keywords)
+    assert answer.startswith("在主窗口点击右键弹出菜单"), answer

@@ -25,7 +25,6 @@ from lambdarag.answer.sentences import (
     Scored,
     best_sentences,
     close,
-    doc_of,
     evidence_pieces,
     ranking_key,
     score_text,
@@ -144,7 +143,8 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
         leading = _clause_answers(question, packed, intent, keywords, scored)
         return [s.cited() for s in best_sentences(question, scored, intent, sentences=sentences, leading=leading)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
-    lead = _better_elsewhere(scored, slots) if intent in LEAD_INTENTS and not _holds_asked(written, need) else []
+    lead = _better_elsewhere(scored, slots, numbers) if intent in LEAD_INTENTS and not _holds_asked(written, need) \
+        else []
     return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
 
 
@@ -195,18 +195,19 @@ def ordered_slot_lines(lines: Sequence[tuple[str, str]], need: Need) -> list[str
     return [line for aspect, line in lines if aspect == first] + [line for aspect, line in lines if aspect != first]
 
 
-def _better_elsewhere(scored: Sequence[Scored], slots: dict[str, Any]) -> list[str]:
-    """The best evidence sentence when it comes from another document than the slots and beats all of theirs.
+def _better_elsewhere(scored: Sequence[Scored], slots: dict[str, Any], numbers: Mapping[str, int]) -> list[str]:
+    """The best evidence sentence when it comes from another chunk than the slots and beats all of theirs.
 
-    A procedure document answers "how do I…" in general; an FAQ answer or a rule elsewhere that matches the
-    question better ("发票丢了怎么办") is the specific answer and leads.
+    A procedure answers "how do I…" in general; an FAQ answer, a rule elsewhere or another section of the same
+    page that matches the question better ("发票丢了怎么办", "### 如何显示内存利用率？" above the steps of another
+    problem) is the specific answer and leads.
     """
-    slot_docs = {doc_of(cid) for cid in slot_sources(slots).values()}
-    if not scored or not slot_docs:
+    sources = {numbers[cid] for cid in slot_sources(slots).values() if cid in numbers}
+    if not scored or not sources:
         return []
     best = max(scored, key=ranking_key)
-    theirs = max((s.score for s in scored if s.doc_id in slot_docs), default=0.0)
-    return [best.cited()] if best.doc_id not in slot_docs and best.score > theirs else []
+    theirs = max((s.score for s in scored if s.n in sources), default=0.0)
+    return [best.cited()] if best.n not in sources and best.score > theirs else []
 
 
 def table_lines(question: str, packed: Packed, intent: str) -> list[str]:
