@@ -33,7 +33,7 @@ _LAST_WORD = re.compile(r"([A-Za-z]+)$")
 # words an English sentence never ends with: articles, prepositions, conjunctions
 _NEVER_LAST = frozenset({"a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto",
                          "via", "per", "and", "or", "nor", "but", "than", "as"})
-_OPENING_MARKS = "*_`\"'“‘(["  # emphasis, code, quotes, brackets a word may open with
+_OPENING_MARKS = "*_`\"'“‘"  # emphasis, code and quotes a word may open with (not "(a)", a lettered item)
 BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 _ITEM_CLOSED = (".", ";", ",", ":", "!", "?")  # an English item ending in one needs no ";" after it
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
