@@ -128,9 +128,10 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     price += r"|\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b"  # a share asked (d8011b6)
     assert table_lookup.AMOUNT_WORDS.pattern == (
         f"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long)|{price}")
+    lead_time = r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b"  # a lead time (b9dfecb)
     assert asked_values.AMOUNT_QUESTION.pattern == (
         f"多少|几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限|how (?:much|many|long)"
-        f"|{price}")
+        f"|{price}|{lead_time}")
     most_en = r"\b(?:highest|largest|biggest|greatest|longest|most)\b"
     least_en = r"\b(?:lowest|smallest|shortest|cheapest|least|fewest)\b"
     assert table_lookup._MOST.pattern == f"最多|最高|最大|最长|最贵|最快|第一|{most_en}"

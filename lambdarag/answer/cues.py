@@ -40,8 +40,9 @@ AMOUNT = ("多少", "几[个天年月次位名项]", "多久", "多长", "多大
 AMOUNT_TABLE = ("金额",)  # the table lookup's addition
 # sentence scoring's additions: a limit or a deadline is answered by a sentence with an amount
 AMOUNT_LIMITS = ("标准", "限额", "上限", "金额", "费用", "时限", "期限")
-LEAD_TIME_EN = (r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b",)  # asked a lead time
-AMOUNT_EN = (*LEAD_TIME_EN, "how (?:much|many|long)",
+# asked a lead time: an amount to a question's need and its value (not to a table's column, cues.AMOUNT_TABLE)
+LEAD_TIME_EN = (r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b",)
+AMOUNT_EN = ("how (?:much|many|long)",
              r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b",
              r"\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b")  # as 比例 asks
 # asked how long something takes or lasts: answered by a duration ("15日内", "10个工作日", "30 days"), not any amount
