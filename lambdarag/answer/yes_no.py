@@ -26,7 +26,7 @@ YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked n
 
 
 def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: list[str],
-            ranked: Sequence[Scored] | None = None) -> list[str]:
+                 ranked: Sequence[Scored] | None = None) -> list[str]:
     """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one. Asked
     with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
     ``scored`` for the whole question says."""
