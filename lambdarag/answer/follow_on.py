@@ -125,8 +125,7 @@ def _clauses_joined(out: list[C], candidates: Sequence[C]) -> list[C]:
     joined: list[C] = []
     for item in out:
         last = joined[-1] if joined else None
-        if last is not None and last.sentence.rstrip().endswith(("；", ";")) and item in candidates \
-                and _next_of(last, candidates) is item:
+        if last is not None and last.sentence.rstrip().endswith(("；", ";")) and _next_of(last, candidates) is item:
             glue = " " if last.sentence.rstrip().endswith(";") else ""
             joined[-1] = _with_sentence(last, f"{last.sentence.rstrip()}{glue}{item.sentence}")
             continue
@@ -136,8 +135,10 @@ def _clauses_joined(out: list[C], candidates: Sequence[C]) -> list[C]:
 
 def _next_of(item: C, candidates: Sequence[C]) -> C | None:
     """The candidate after ``item`` in its chunk, None at its chunk's end (or for a sentence no candidate is)."""
-    at = next((i for i, c in enumerate(candidates) if c is item or c == item), -1)
-    after = candidates[at + 1] if 0 <= at < len(candidates) - 1 else None
+    if item not in candidates:
+        return None
+    at = candidates.index(item)
+    after = candidates[at + 1] if at + 1 < len(candidates) else None
     return after if after is not None and after.n == item.n else None
 
 

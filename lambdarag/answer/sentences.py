@@ -38,7 +38,6 @@ from lambdarag.answer.window_ends import cut_by_window, opens_document, whole_ov
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import (
     has_cjk,
-    keyword_overlap,
     normalize,
     rejoin_enumerations,
     rejoin_quotations,
@@ -364,9 +363,9 @@ def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
 
 
 def score_text(text: str, keywords: Sequence[str], wanted: set[str]) -> float:
-    """Keyword overlap blended with character-bigram overlap (which still matches 隶属于 against 隶属)."""
-    bigrams = len(wanted & grams(text)) / len(wanted) if wanted else 0.0
-    return (keyword_overlap(keywords, text) + bigrams) / 2 if keywords else bigrams
+    """Keyword overlap blended with character-bigram overlap (which still matches 隶属于 against 隶属): the rarity
+    weighted score (answer/rarity.py) with every keyword weighing the same."""
+    return weighted_score(text, keywords, wanted, [1.0] * len(keywords))
 
 
 def close(sentence: str) -> str:
