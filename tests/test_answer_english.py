@@ -364,3 +364,29 @@ def test_asked_how_far_ahead_a_lead_time_answers() -> None:
     asked = AskedValues.of(question, "process")
     assert asked.value_bonus("Leave requests are submitted at least three business days in advance.") > 0
     assert asked.value_bonus("The fee is $20.") == 0  # a lead time, not any amount
+
+
+@pytest.mark.parametrize("question", [
+    "If I can't go to the conference, can I hand my grant over to a colleague?",
+    "In the web course, can I resubmit an assignment on the same day?",
+    "I didn't use my whole budget when I joined. Can I still spend the rest later?",
+])
+def test_a_yes_no_asked_after_what_sets_it_up_is_a_yes_no(question: str) -> None:
+    assert question_need(question).kind == "yesno"
+
+
+@pytest.mark.parametrize("question", ["If my laptop breaks, what do I do?", "Where do I go, and can I bring a friend?"])
+def test_an_open_question_after_a_leading_phrase_stays_open(question: str) -> None:
+    assert question_need(question).kind != "yesno"
+
+
+def test_a_negation_in_the_condition_a_rule_opens_with_is_no_no() -> None:
+    p = handbook("Equipment > Desk setup", "If you don't spend all of your budget when you first join, it's ok to "
+                 "spend it later providing you remain inside the total budget.")
+    answer = extractive_answer("I didn't use my whole desk budget when I joined. Can I still spend the rest later?",
+                               p, "fact", {}, ["desk", "budget", "joined", "spend", "rest", "later"])
+    assert answer.startswith("Yes"), answer
+    p = handbook("Grants > Transfers", "If you cannot attend, your grant cannot be transferred to other people.")
+    answer = extractive_answer("If I can't attend, can my grant be transferred to a colleague?", p, "fact", {},
+                               ["attend", "grant", "transferred", "colleague"])
+    assert answer.startswith("No"), answer

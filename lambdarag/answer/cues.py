@@ -131,6 +131,9 @@ CONDITION = ("仅限", "只限", r"只有[^。；]*才", "方可", "才能", "�
              "符合条件的")  # 只有 with its 才: alone it counts ("只有三个食堂")
 CONDITION_EN = (r"\bonly (?:if|when|where|after|once|between|during|with|on|for)\b", r"\bprovided (?:that\b)?",
                 r"\bas long as\b", r"\bon condition that\b", r"\bunless\b")
+# a sentence's leading condition up to its comma ("If you don't spend it all, it's ok to…"): what it negates is the
+# condition, not the rule the sentence states
+LEADING_CONDITION_EN = r"^\s*(?:if|unless|when|whenever|once|after|before|although|though|while|in case)\b[^,;.]*,"
 # not "被称为什么", "成为什么": those ask for a name
 REASON = (r"(?<![称译作成认视选改定名叫])为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
 REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")

@@ -74,7 +74,10 @@ _SECTIONS = {kind: cue_pattern(*words, flags=re.IGNORECASE) for kind, words in c
 _YES_NO = cue_pattern(*cues.YES_NO)
 _AUXILIARY = re.compile(cues.YES_NO_AUXILIARY)
 _SUBJECT_MODALS = frozenset({"有", "是", "算"})  # may belong to the subject ("有…的商户", "是…的人") rather than ask
-_YES_NO_EN = re.compile(r"^\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORECASE)
+_YES_NO_EN = re.compile(r"\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORECASE)
+# where an English question's asking clause may start after what sets it up: a sentence before it ("I didn't use it
+# all. Can I…"), or a comma after a leading phrase ("If I can't go, can I…", "In the course, can I…")
+_CLAUSE_START_EN = re.compile(r"[.;:]\s+|,\s*")
 _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
@@ -154,9 +157,7 @@ def yes_no_modal(question: str, english: bool = False) -> str:
         modal = yes_no_modal(rest, english) if rest.strip() else ""
         return "" if modal == BARE else modal  # "能告诉我…的电话吗" asks for the number, not yes or no
     if english:
-        m = _YES_NO_EN.match(first)
-        chooses = len(_CHOICE_EN.findall(first)) > len(_IN_OBJECT_EN.findall(first))
-        return m.group(0).strip().lower() if m and not chooses else ""
+        return _yes_no_modal_en(first)
     if _OPEN_WORD.search(first):
         return ""
     asks = question.rstrip().endswith(("吗", "吗？", "吗?"))
@@ -167,6 +168,20 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     if modal in _SUBJECT_MODALS and (auxiliary := _AUXILIARY.search(m.group(0))):
         modal = auxiliary.group(1)
     return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
+
+
+def _yes_no_modal_en(first: str) -> str:
+    """The auxiliary an English question asks yes or no with: at its start, or at the start of the clause after what
+    sets it up ("If I can't go to the conference, can I hand the grant over?"); "" for an open question or a choice
+    ("improved or declined?")."""
+    starts = [0, *(m.end() for m in _CLAUSE_START_EN.finditer(first))]
+    at = next((i for i in starts if _YES_NO_EN.match(first, i)), None)
+    if at is None or (at > 0 and _OPEN_WORD_EN.search(first, at)):
+        return ""
+    clause = first[at:]
+    chooses = len(_CHOICE_EN.findall(clause)) > len(_IN_OBJECT_EN.findall(clause))
+    m = _YES_NO_EN.match(clause)
+    return m.group(0).strip().lower() if m and not chooses else ""
 
 
 def yes_no_predicate(question: str, modal: str) -> str:
