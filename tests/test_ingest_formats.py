@@ -16,7 +16,7 @@ from test_ingest_support import (
     make_xlsx,
 )
 
-from lambdarag.ingest import IngestSettings, extract_file, xlsx_reader
+from lambdarag.ingest import IngestSettings, extract_domain, extract_file, xlsx_reader
 from lambdarag.ingest.chunk import chunk_document
 from lambdarag.ingest.document import Document, Table, locator_pages
 from lambdarag.ingest.text_formats import page_marker
@@ -132,6 +132,33 @@ def test_markdown_headings_tables_code_and_front_matter(tmp_path: Path) -> None:
     assert table.header == ("项目", "标准") and table.rows == (("市内交通", "100 | 元"), ("餐费", "50"))
     assert "# 这不是标题" in " ".join(texts(doc))
     assert doc.blocks[-1].section == ("附件",) and doc.blocks[-1].text == "最后一段。"
+
+
+def test_markdown_quotes_and_html_read_as_the_text_they_lay_out(tmp_path: Path) -> None:
+    path = tmp_path / "billing.md"
+    path.write_text(
+        "# 退订\n> **说明**：\n>\n> 通过个人或企业认证的用户才可申请。\n\n"
+        "<ul>\n  <li className=\"closed\"><b>Travel:</b> up to &euro;400.</li> <li>Visa fee</li>\n</ul>\n"
+        "病区共有医生5名&nbsp;&nbsp;<BR>护士16名\n\n```\n> kept <b>as written</b>\n```\n",
+        encoding="utf-8",
+    )
+    shown = texts(one(path))
+    assert shown[:2] == ["说明：", "通过个人或企业认证的用户才可申请。"]
+    assert "Travel: up to €400.\nVisa fee\n病区共有医生5名\n护士16名" in shown[2], shown
+    assert "> kept <b>as written</b>" in " ".join(shown)
+
+
+def test_an_html_page_saved_as_markdown_is_read_as_html(tmp_path: Path) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text("<!DOCTYPE HTML>\n<html><head><title>就诊指南</title></head><body><h3>住院</h3>"
+                    "<DIV>持住院证、医保卡办理。&nbsp;<BR></DIV></body></html>", encoding="utf-8")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    path = path.rename(raw / "guide.md")
+    report = extract_domain(raw, tmp_path / "processed", SETTINGS, progress=False)
+    assert report.notes == ["guide.md: content is an HTML page but extension is .md"]
+    doc = one(path)
+    assert doc.title == "就诊指南" and texts(doc) == ["持住院证、医保卡办理。"]
 
 
 def test_txt_encodings_are_detected(tmp_path: Path) -> None:

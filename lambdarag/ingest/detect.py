@@ -6,6 +6,7 @@ container that would expand beyond the cap (read from the central directory only
 
 from __future__ import annotations
 
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -55,6 +56,10 @@ _IMAGES = (
     (b"BM", "BMP"),
 )
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# a whole HTML page (a browser's "save as", a CMS export) whatever its extension says: read as HTML, not its markup as
+# text; UTF-8 or ASCII-compatible bytes, after a BOM and blank space
+_HTML_PAGE = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b",
+                        re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ def detect(path: Path, settings: IngestSettings) -> Detected:
     with path.open("rb") as handle:
         head = handle.read(8192)
     content = _sniff(path, head, settings)
+    if content == "text" and expected in ("md", "txt") and _HTML_PAGE.match(head):
+        return Detected("html", f"content is an HTML page but extension is {suffix}")  # a page saved under .md
     if content.startswith("image:"):
         return Detected("image", image_type=content.split(":", 1)[1])
     if content in BINARY_KINDS:

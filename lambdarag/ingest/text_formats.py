@@ -13,6 +13,7 @@ from typing import Any
 
 from lambdarag.errors import ExtractionError
 from lambdarag.ingest.document import DocBuilder, Document, page_locator
+from lambdarag.ingest.markdown_html import markdown_lines
 from lambdarag.ingest.names import shown, unsafe_doc_id
 from lambdarag.ingest.plain_headings import SENTENCE_END, TERM_LEVEL, is_rule, is_term, underlined_level
 from lambdarag.ingest.tables import build_table
@@ -180,7 +181,7 @@ def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
     text = read_text(path)
     title, text = _front_matter_title(text)
     builder = DocBuilder(doc_id, source, "md")
-    lines = text.split("\n")
+    lines = _shown_lines(text.split("\n"))
     i, in_code = 0, False
     paragraph: list[str] = []
     while i < len(lines):
@@ -206,6 +207,17 @@ def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
         i += 1
     builder.text("\n".join(paragraph))
     return [builder.build(title)]
+
+
+def _shown_lines(lines: list[str]) -> list[str]:
+    """The lines as a reader sees them (ingest/markdown_html.py), code blocks as written."""
+    out: list[str] = []
+    in_code = False
+    for line in lines:
+        if _MD_FENCE.match(line):
+            in_code = not in_code
+        out.extend([line] if in_code or _MD_FENCE.match(line) else markdown_lines(line))
+    return out
 
 
 def _front_matter_title(text: str) -> tuple[str, str]:
