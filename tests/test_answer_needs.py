@@ -17,6 +17,7 @@ from lambdarag.answer.table_text import grams, parse_table, question_grams
 from lambdarag.answer.window_ends import cut_by_window, opens_document
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
+from lambdarag.text.tokenizer import Tokenizer
 
 CHUNKS = {
     "travel#1": Chunk("travel#1", "travel", "出差报销指南", "出差报销指南 > 办理",
@@ -1306,3 +1307,25 @@ def test_another_section_of_the_procedures_page_matching_better_leads_its_steps(
     keywords = ["主窗口", "显示", "内存", "利用率"]
     answer = extractive_answer("怎么让主窗口显示内存利用率？", p, "process", slots, keywords)
     assert answer.startswith("在主窗口点击右键弹出菜单"), answer
+
+
+MEMBERSHIP = ("会员须知\n会员卡开卡后可在各门店通用。会员卡开卡满30日的，不适用无理由退卡。"
+              "会员可每年冻结会员卡一次，冻结期不超过60日。门店营业时间为每日7:00至22:00。")
+
+
+def test_a_yes_no_told_at_length_is_answered_by_the_rule_saying_its_predicate() -> None:
+    # the scene the question sets (两个月前…搬家了) is in no rule; the rule says the predicate asked, and 不适用 refuses
+    question = "我两个月前在门店办的会员卡，最近搬家了，能不能无理由退卡？"
+    answer = extractive_answer(question, one_doc("会员须知", MEMBERSHIP), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("不能[1]。会员卡开卡满30日的，不适用无理由退卡[1]。"), answer
+    question = "搬家以后我能不能带朋友进门店？"  # no rule says it
+    answer = extractive_answer(question, one_doc("会员须知", MEMBERSHIP), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("资料中未明确说明。"), answer
+
+
+@pytest.mark.parametrize(("question", "modal"), [
+    ("会员卡可以冻结吗？", "可以"), ("技能培训可以报销吗？", "可以"), ("社会实践要盖章吗？", "要"),
+    ("明天会下雨吗？", "会"),
+])
+def test_a_modal_inside_a_noun_is_not_the_one_asked(question: str, modal: str) -> None:
+    assert question_need(question).modal == modal

@@ -84,15 +84,18 @@ COMPARE_EN = (r"\bdifferen", r"\bcompar", r"\bversus\b", r"\bvs\.?\s", r"\bchang
 LIST = ("哪些", "哪几", "有什么", "包括什么", "包括哪", "几种", "几类")
 LIST_EN = (r"\bwhich\b", r"\bwhat are\b", r"\blist\b")
 # yes/no questions; each alternative's one group is the modal the answer repeats (or negates)
+# 能 and 会 inside a noun are no modal: 技能, 功能; 会员, 会议, 社会, 学会 ("会员卡可以冻结吗" asks 可以)
+_CAN = r"(?<![可功才性技智本职效])能"
+_WILL = r"(?<![机社协学大年开理委体])会(?![员议计场所长费谈见展考诊签])"
 YES_NO = (
     r"是否(可以|能够|能|需要|要|应当|应该|必须|允许|有|属于|会)?",
     r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|可否|能否)",
-    r"(可以|能够|能|需要|要|应当|应该|必须|允许|有|是|会|算)[^，,。？?]{0,40}吗[？?]?\s*$",
+    rf"(可以|能够|{_CAN}|需要|要|应当|应该|必须|允许|有|是|{_WILL}|算)[^，,。？?]{{0,40}}吗[？?]?\s*$",
 )
 # the auxiliary before the verb a …吗 question asks about: it decides over an 有 / 是 of the subject before it
 # ("有欠税记录的商户可以申请吗" asks 可以, not 有)
-YES_NO_AUXILIARY = (r"(可以|能够|(?<![可功才性技智本职效])能|需要|(?<![主重需只])要|应当|应该|必须|允许"
-                    r"|(?<![机社协学大年开理委体])会)[^，,。？?]{0,40}吗[？?]?\s*$")
+YES_NO_AUXILIARY = (rf"(可以|能够|{_CAN}|需要|(?<![主重需只])要|应当|应该|必须|允许"
+                    rf"|{_WILL})[^，,。？?]{{0,40}}吗[？?]?\s*$")
 # A modal asking the system to tell, show or look something up ("能告诉我…吗", "Can you tell me…") makes a request,
 # not a yes/no question: what it asks for is the rest of the question (answer/needs.py). "能帮我报销吗" stays one.
 REQUEST = ("告诉", "告知", "说一下", "说说", "讲一下", "讲讲", "介绍一下", "介绍下", "列出", "列一下", "查一下", "知道")
@@ -121,7 +124,7 @@ SOME_ONLY = (r"\bsome\b[^.;]*\bothers?\b", r"\bnot all\b", r"\bonly some\b", "�
 OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY))
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
-            "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受")
+            "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受", "不适用")
 # a list's lead-in naming its items as forbidden ("违章电器包括：", "违禁物品有："): its items are refused
 FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",

@@ -36,7 +36,7 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
     # asked of it ("申请仲裁需要交费吗" against "…可以向人民法院申请执行"), says neither yes nor no
-    if best is None or best.score < YES_NO_SUPPORT or not best.says_asked \
+    if best is None or best.score < _floor(best, predicate) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
         return [lead_line(need, "", False), *lines]
     support = best.cited()
@@ -58,6 +58,12 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
     if best.item or denies(best.sentence, predicate) or says_opposite(question, best.sentence):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
+
+
+def _floor(best: Scored, predicate: str) -> float:
+    """The score the support needs: lower when it says the predicate asked in the question's own words."""
+    said = len(predicate) >= 2 and any(predicate[i:i + 2] in best.sentence for i in range(len(predicate) - 1))
+    return YES_NO_SUPPORT * (0.5 if said else 1.0)
 
 
 def _plain(line: str) -> str:
