@@ -1329,3 +1329,19 @@ def test_a_yes_no_told_at_length_is_answered_by_the_rule_saying_its_predicate() 
 ])
 def test_a_modal_inside_a_noun_is_not_the_one_asked(question: str, modal: str) -> None:
     assert question_need(question).modal == modal
+
+
+def test_of_a_pages_procedures_the_one_asked_gives_the_steps_and_a_notes_label_is_no_step() -> None:
+    from lambdarag.answer.procedure_rules import process_slots
+
+    page = "云主机合约 > 合约操作"
+    note = Chunk("vm#0001", "vm", "云主机合约", page, "说明：\n以下操作以云主机为例，硬盘合约的操作类似。")
+    resize = Chunk("vm#0002", "vm", "云主机合约", f"{page} > 调整配置操作",
+                   "1. 在合约列表中点击调整配置。\n2. 更改配置参数。\n3. 点击提交配置更改申请。")
+    cancel = Chunk("vm#0003", "vm", "云主机合约", f"{page} > 退订 > 用户退订流程",
+                   "1. 在我的配额页面查看退订配额是否充足。\n2. 在合约详情页点击更多操作 > 合约退订。")
+    assert "steps" not in process_slots("合约怎么操作？", [note])  # a label and one line: no procedure
+    slots = process_slots("合约想退订的话怎么操作？", [note, resize, cancel])
+    assert slots["steps"][1] == "在合约详情页点击更多操作 > 合约退订。" and slots["sources"]["steps"] == "vm#0003"
+    slots = process_slots("合约怎么调整配置？", [note, resize, cancel])
+    assert slots["sources"]["steps"] == "vm#0002"

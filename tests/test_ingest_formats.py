@@ -148,6 +148,16 @@ def test_markdown_quotes_and_html_read_as_the_text_they_lay_out(tmp_path: Path) 
     assert "> kept <b>as written</b>" in " ".join(shown)
 
 
+def test_a_markdown_paragraph_of_one_bold_span_heads_a_section(tmp_path: Path) -> None:
+    path = tmp_path / "contract.md"
+    path.write_text("## 终止合约\n\n**一、退订类型**\n\n1、全额退订\n\n**说明**：\n\n配额有限。\n\n"
+                    "**二、退订流程**\n\n1. 点击合约退订。\n\n## 申请记录\n\n可在详情页查看。\n", encoding="utf-8")
+    doc = one(path)
+    assert [s.path for s in doc.sections] == [("终止合约",), ("终止合约", "一、退订类型"), ("终止合约", "二、退订流程"),
+                                              ("申请记录",)]
+    assert [b.section for b in doc.blocks if "配额" in b.text] == [("终止合约", "一、退订类型")]  # a label stays text
+
+
 def test_an_html_page_saved_as_markdown_is_read_as_html(tmp_path: Path) -> None:
     path = tmp_path / "guide.md"
     path.write_text("<!DOCTYPE HTML>\n<html><head><title>就诊指南</title></head><body><h3>住院</h3>"

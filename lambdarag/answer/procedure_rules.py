@@ -33,6 +33,7 @@ _PLACE = re.compile(r"[^，,。；;、\s]{0,8}?(?:\d+号窗口|大厅|[^，,。�
 # what a policy basis is called: a law, regulation, rule, measure, notice… (《…办法》, 《…条例》, 《…规定（2024）》)
 _REGULATION = re.compile(r"(?:法|条例|规定|办法|细则|规则|通知|意见|决定|制度|规范|准则|标准|规程|指引|纲要|方案"
                          r"|公告|章程)(?:[（(][^）)]{1,12}[）)])?》$")
+_LABEL_ONLY = re.compile(r"[^。.！!？?；;，,]{1,12}[：:]")
 _PROCESS_SECTION = re.compile(r"流程|步骤|程序|办理|操作")
 FAQ_QUESTIONS = 2  # a chunk with this many question lines is an FAQ, not a procedure
 _MATERIAL_SECTION = re.compile(r"材料|附件|需提供|须提供|清单")
@@ -116,14 +117,21 @@ def _clauses(text: str) -> list[str]:
 
 
 def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
-    """Numbered lines of a procedure chunk; in a 流程/步骤 section, its lines (Word lists lose their numbers)."""
-    for chunk in pool:
+    """Numbered lines of a procedure chunk; in a 流程/步骤 section, its lines (Word lists lose their numbers). Of a
+    page's several procedure sections (申请, 调整配置, 退订流程), the one whose heading and steps match the question
+    best; the first of equals."""
+    sections: list[tuple[float, int, list[str], str]] = []
+    for i, chunk in enumerate(pool):
         if _MATERIAL_SECTION.search(_section(chunk)) or parse_table(chunk.text) is not None:
             continue
-        items = _numbered(chunk.text) or unwrapped_lines(chunk.text)
+        # unnumbered lines are steps, but not a note's label ("说明：", "Note:"), which heads what follows it
+        items = _numbered(chunk.text) or [x for x in unwrapped_lines(chunk.text) if not _LABEL_ONLY.fullmatch(x)]
         if len(items) >= 2 and _PROCESS_SECTION.search(_section(chunk)) and not is_contents(items) \
                 and not _articles(items):
-            return items, chunk.chunk_id
+            sections.append((match_score(wanted, f"{chunk.breadcrumb} {chunk.text}"), -i, items, chunk.chunk_id))
+    if sections:
+        _, _, items, chunk_id = max(sections, key=lambda s: s[:2])
+        return items, chunk_id
     for chunk in pool:  # no procedure section: a numbered list of three or more outside 条件/材料 sections
         items = _numbered(chunk.text)
         if len(items) >= 3 and not _OTHER_LIST_SECTION.search(_section(chunk)) and not is_contents(items):

@@ -34,6 +34,9 @@ _MD_FENCE = re.compile(r"^\s*(```|~~~)")
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+# a paragraph that is one short bold span, without a sentence's or a label's end ("**五、用户退订流程**"): the heading
+# many Markdown pages write instead of "####"
+_MD_BOLD_HEADING = re.compile(r"\s*(\*\*|__)([^*_\n]{1,40}?(?<![。！？.!?：:；;，,]))\1\s*")
 # A page starts at a form feed (pdftotext writes one between pages) or at a line holding only a
 # bracketed page label, "[page 12]" in any case or "[第12页]", which converters write before a
 # page's text. Printed page numbers ("— 12 —", "Page 3 of 40", a bare "12") stay text: they are
@@ -182,7 +185,7 @@ def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
     title, text = _front_matter_title(text)
     builder = DocBuilder(doc_id, source, "md")
     lines = _shown_lines(text.split("\n"))
-    i, in_code = 0, False
+    i, in_code, level = 0, False, 0
     paragraph: list[str] = []
     while i < len(lines):
         line = lines[i]
@@ -192,8 +195,11 @@ def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
             builder.text("\n".join(paragraph))
             paragraph = []
             builder.heading(*heading)
+            level = heading[0]
             i += 2 if _MD_HEADING.match(line) is None else 1
             continue
+        elif not in_code and not paragraph and (bold := _MD_BOLD_HEADING.fullmatch(line)) is not None:
+            builder.heading(min(level + 1, 6), bold.group(2))  # siblings under the last "#" heading
         elif not in_code and _is_md_table_start(lines, i):
             builder.text("\n".join(paragraph))
             paragraph = []
