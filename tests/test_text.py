@@ -133,6 +133,14 @@ def test_keywords_join_runs_of_single_characters() -> None:
     assert Tokenizer().keywords("鹏的职业") == ["职业"]  # a lone character still counts only when nothing else does
 
 
+def test_keywords_no_run_across_a_function_character_and_no_word_of_a_question_asked_both_ways() -> None:
+    tok = Tokenizer()
+    assert tok.keywords("网购无理由退货寄回去的运费") == ["网购", "理由", "退货", "回去", "运费"]  # not "网购无"
+    assert tok.keywords("一个记分周期里最多能减多少分？") == ["记分", "周期", "最多"]  # not "里最多"
+    assert tok.keywords("能不能分期付款？") == tok.keywords("可不可以分期付款？") == ["分期付款"]  # not "不能"
+    assert tok.keywords("不能报销的有哪些？") == ["不能", "报销"]  # a negation said, not asked
+
+
 def test_keyword_overlap() -> None:
     assert keyword_overlap([], "anything") == 0.0
     assert keyword_overlap(["报销", "发票"], "报销须附发票原件") == 1.0

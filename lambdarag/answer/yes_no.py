@@ -22,6 +22,7 @@ from lambdarag.text.patterns import CITATION_MARK
 
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
+PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support says to need half the score
 YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
 
 
@@ -61,8 +62,10 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
 
 
 def _floor(best: Scored, predicate: str) -> float:
-    """The score the support needs: lower when it says the predicate asked in the question's own words."""
-    said = len(predicate) >= 2 and any(predicate[i:i + 2] in best.sentence for i in range(len(predicate) - 1))
+    """The score the support needs: half when it says much of the predicate asked in the question's own words (a
+    third of its character pairs: "无理由退卡" in "不适用无理由退卡", not the 门店 of "带朋友进门店")."""
+    pairs = [predicate[i:i + 2] for i in range(len(predicate) - 1)]
+    said = bool(pairs) and sum(p in best.sentence for p in pairs) >= len(pairs) * PREDICATE_SAID
     return YES_NO_SUPPORT * (0.5 if said else 1.0)
 
 

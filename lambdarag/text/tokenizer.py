@@ -217,7 +217,8 @@ class Tokenizer:
         single CJK characters next to each other (a name the dictionary does not know: 赵鹏 → 赵/鹏) is
         one keyword.
         """
-        scanned = self._scan(normalize(text), _Emit(False, frozenset(), frozenset()))
+        asked = _EITHER_WAY.sub("，", normalize(text))  # "能不能", "需不需要" ask yes or no: no content word
+        scanned = self._scan(asked, _Emit(False, frozenset(), frozenset()))
         words = [t for t in _join_single_runs(scanned, self._stop) if t not in self._stop]
         unique = list(dict.fromkeys(words))
         longer = [w for w in unique if len(w) > 1]
@@ -334,12 +335,20 @@ def _inside(runs: Sequence[tuple[int, int]], pos: int) -> bool:
     return i >= 0 and runs[i][0] <= pos < runs[i][1]
 
 
+# a question asking both ways (能不能, 是不是, 有没有, 可不可以, 需不需要): it asks yes or no and names no content
+_EITHER_WAY = re.compile(r"可不可以|需不需要|应不应该|应不应当|允不允许|愿不愿意|([\u4e00-\u9fff])[不没]\1")
+# single characters that place, direct, negate or link ("规定里说的", "分后去考", "网购无理由", "学习来减分"): a run of
+# single characters they stand in is words the dictionary lacks, not one name, and they part it
+_FUNCTION_CHARACTERS = frozenset("里后去来无没在把被给向从对和与或就都也还又才再得地着过了将于及其而但则且即")
+
+
 def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> list[str]:
-    """Adjacent single CJK characters that are not stopwords joined into one word: 赵 鹏 的 → 赵鹏 的."""
+    """Adjacent single CJK characters that are not stopwords or function characters joined into one word:
+    赵 鹏 的 → 赵鹏 的; 网 购 无 → 网购 无."""
     out: list[str] = []
     run: list[str] = []
     for word in [*words, ""]:
-        if len(word) == 1 and _CJK_RE.match(word) and word not in stop:
+        if len(word) == 1 and _CJK_RE.match(word) and word not in stop and word not in _FUNCTION_CHARACTERS:
             run.append(word)
             continue
         if run:
