@@ -390,3 +390,26 @@ def test_a_negation_in_the_condition_a_rule_opens_with_is_no_no() -> None:
     answer = extractive_answer("If I can't attend, can my grant be transferred to a colleague?", p, "fact", {},
                                ["attend", "grant", "transferred", "colleague"])
     assert answer.startswith("No"), answer
+
+
+def test_a_sentence_quoting_a_question_goes_on_after_it() -> None:
+    from lambdarag.text.english import rejoin_abbreviations
+    from lambdarag.text.tokenizer import split_sentences
+
+    text = 'So the answer to "should I upgrade to the latest patch?" will always be yes. Why? Because.'
+    assert rejoin_abbreviations(split_sentences(text)) == [
+        'So the answer to "should I upgrade to the latest patch?" will always be yes.', "Why?", "Because."]
+    p = handbook("Release process > Patch releases", "Patch releases fix bugs only.\n" + text)
+    answer = extractive_answer("Should I upgrade to the latest patch release of the version I'm on?", p, "fact", {},
+                               ["upgrade", "latest", "patch", "release", "version"])
+    assert answer.startswith('Yes[1]. So the answer to "should I upgrade'), answer
+
+
+def test_a_contact_sentence_ending_in_a_colon_still_answers_who_to_write_to() -> None:
+    text = ("If you want to speak to one of the programme coordinators, send an email to team@example.gov:\n"
+            "- Make sure you include the programme in the subject line\n"
+            "- To unsubscribe from the list, write to list-unsubscribe@example.gov.")
+    p = handbook("Training programme > More information", text)
+    answer = extractive_answer("Which email address do I use to reach the programme coordinators?", p, "fact", {},
+                               ["email", "address", "reach", "programme", "coordinators"])
+    assert answer.startswith("If you want to speak to one of the programme coordinators"), answer

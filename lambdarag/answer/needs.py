@@ -204,7 +204,8 @@ def asked_object(question: str) -> frozenset[str]:
     if not is_english(question):
         return frozenset()
     first = re.split(r"[?？]", question, maxsplit=1)[0]
-    content = [w.lower() for w in _ENGLISH_WORD.findall(first) if len(w) > 2 and w.lower() not in stopwords()]
+    content = [w.lower() for w in _ENGLISH_WORD.findall(first)  # "I'm", "don't": a pronoun's or verb's short form
+               if len(w) > 2 and "'" not in w and w.lower() not in stopwords()]
     return frozenset(stem(w) for w in content[-2:])
 
 

@@ -265,8 +265,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score += RANK_BONUS * (len(evidence) - rank) / len(evidence) + bonus + page + ECHO_WEIGHT * echo + value
             score += asked.event_bonus(unit.shown)
             score *= field_factor(need, unit.shown, question)
-            if not value and unit.shown.rstrip(" *_").endswith(("：", ":")):  # "**Details:**" in plain text too
-                score *= LABEL_FACTOR  # "…如下：" announces a list, the list answers, unless it holds the value asked
+            score *= _label_factor(unit.shown, need, value, bonus)
             if cut_by_window(unit.shown, body, opens_document(piece.chunk_id)):
                 score *= CUT_FACTOR
             said = unsaid.said_in(unit.shown, unit.matched.removeprefix(head).strip(), echo)
@@ -274,6 +273,14 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
                               valued=asked.carries(unit.shown, value)))
     return _read_as_of(whole_over_cut(out), as_of)
+
+
+def _label_factor(sentence: str, need: Need, value: float, bonus: float) -> float:
+    """LABEL_FACTOR for a line ending in a colon ("…如下：", "**Details:**"): it announces a list, the list answers;
+    1 when it holds the value asked or the contact asked ("send an email to team@…:")."""
+    if value or (need.kind == "contact" and bonus) or not sentence.rstrip(" *_").endswith(("：", ":")):
+        return 1.0
+    return LABEL_FACTOR
 
 
 def _names_topic_only(unit: Unit, bonus: float, need: Need) -> bool:

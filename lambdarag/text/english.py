@@ -171,12 +171,19 @@ _ABBREVIATION_END = re.compile(r"(?:\b(?:[A-Z]\.){1,3}|\b(?:Inc|Corp|Co|Ltd|No|N
                                r"|Fig|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)\.)$")
 
 
+_QUESTION_END = re.compile(r"[?!][\"'”’)]*$")
+
+
 def rejoin_abbreviations(sentences: Sequence[str]) -> list[str]:
     """Sentences cut at a '.' that closes an abbreviation joined again ("…with the U.S." + "Government." is one
-    sentence), and a piece starting in lower case joined to the one before it."""
+    sentence), and a piece starting in lower case joined to the one before it, also after a quoted question
+    ('the answer to "should I upgrade?"' + 'will always be "yes."')."""
     out: list[str] = []
     for sentence in sentences:
-        if out and (_ABBREVIATION_END.search(out[-1]) or sentence[:1].islower()) and out[-1][-1:] == ".":
+        lower = sentence[:1].islower()
+        after_question = bool(out) and lower and _QUESTION_END.search(out[-1]) is not None
+        after_stop = bool(out) and out[-1][-1:] == "." and (lower or _ABBREVIATION_END.search(out[-1]) is not None)
+        if after_question or after_stop:
             out[-1] = f"{out[-1]} {sentence}"
         else:
             out.append(sentence)
