@@ -1345,3 +1345,14 @@ def test_of_a_pages_procedures_the_one_asked_gives_the_steps_and_a_notes_label_i
     assert slots["steps"][1] == "在合约详情页点击更多操作 > 合约退订。" and slots["sources"]["steps"] == "vm#0003"
     slots = process_slots("合约怎么调整配置？", [note, resize, cancel])
     assert slots["sources"]["steps"] == "vm#0002"
+
+
+def test_asked_what_kind_of_applicant_may_apply_the_conditions_answer_and_a_lead_in_is_none() -> None:
+    from lambdarag.answer.procedure_rules import process_slots
+
+    assert question_need("什么样的账号才能申请云主机合约？").kind == "conditions"
+    assert question_need("哪些人可以报名？").kind == "conditions"
+    chunk = Chunk("vm#0001", "vm", "云主机合约", "云主机合约 > 申请合约",
+                  "合约计费方式适合以下业务场景：\n通过个人或企业认证的用户才可申请合约。")
+    conditions = process_slots("什么样的账号才能申请合约？", [chunk])["conditions"]
+    assert conditions == ["通过个人或企业认证的用户才可申请合约"]

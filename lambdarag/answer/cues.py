@@ -202,11 +202,13 @@ CONDITIONS = ("条件", "要求", "前提", "注意事项", "注意什么", "情
 CONDITIONS_EN = (r"\brequirements?\b", r"\beligib", r"\bconditions?\b", r"\bqualif")
 # "who" asking who may do a thing asks for the conditions, not for a name ("谁可以申请", "Who is eligible…")
 ELIGIBLE_WHO = (r"谁(?:可以|能|能够|可|有资格)(?:申请|申报|报名|参加|享受|领取|办理)",
+                r"(?:什么样|哪些|哪类|哪种)的?[\u4e00-\u9fff]{0,6}?才?(?:可以|能|能够|可|有资格)"
+                r"(?:申请|申报|报名|参加|享受|领取|办理|购买)",  # "什么样的账号才能申请", "哪些人可以报名"
                 r"\bwho\s+(?:is|are)\s+eligible\b", r"\bwho\s+qualifies\b",
                 r"\bwho\s+(?:can|may|could)\s+(?:apply|claim|register|enrol|enroll|join|participate|take part)\b")
 # what a sentence stating conditions or who is eligible carries
-CONDITIONS_MARKS = ("条件", "要求", "前提", "情形", "对象", "适用于", "适用范围", "符合", "具备",
-                    r"\brequire", r"\beligib", r"\bconditions?\b", r"\bqualif")
+CONDITIONS_MARKS = ("条件", "要求", "前提", "情形", "对象", "适用于", "适用范围", "符合", "具备", "才可", "才能",
+                    "方可", r"\brequire", r"\beligib", r"\bconditions?\b", r"\bqualif")
 # one event said in other words: a question asking with one word ("卒于哪一年") is answered by a sentence saying
 # another ("某年病逝于…"); each family is a pattern of the words for one event
 EVENTS = (

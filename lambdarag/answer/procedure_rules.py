@@ -25,7 +25,7 @@ _PAGE_REF = re.compile(r"(?:\s|\.{2,}|…+|·{2,})\d{1,4}$")  # "Legal Proceedin
 HEADING_MAX_WORDS = 4  # a numbered Latin line this short over a paragraph is a section heading ("2. Approval")
 CONTENTS_SHARE = 0.5  # a list is a table of contents when this share of its items end in a page number
 _ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
-_CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可")
+_CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可|才可|才能")
 _WHERE_AFTER_VERB = re.compile(r"(?:交至|交到|投递至|送至|送到|提交至|提交到|前往|到)([^，,。；;、\n]{2,24})")
 _PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室|中心|网点|服务点|服务站")
 _PLACE_VERB = re.compile(r"(?:办理|申请|提交|咨询|领取|递交)$")  # "到某中心服务网点办理": the place is before the act
@@ -179,8 +179,9 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
     scored: list[tuple[float, str, str]] = []
     segments = [(segment, chunk) for chunk in pool[:3] for segment in _clauses(chunk.text)]
     for segment, chunk in segments:
+        # an article is read as a sentence, whole; a lead-in ("…适合以下业务场景：") announces, it states nothing
         if _CONDITION.search(segment) and not _STEP.match(segment) and not _ARTICLE.match(segment) \
-                and len(segment) <= 120 and "|" not in segment:  # an article is read as a sentence, whole
+                and len(segment) <= 120 and "|" not in segment and not segment.endswith(("：", ":")):
             scored.append((match_score(wanted, segment), segment, chunk.chunk_id))
     scored.sort(key=lambda t: -t[0])
     # a piece a chunk's window cut ("上人民政府…") of a clause its neighbour holds whole is no clause of its own
