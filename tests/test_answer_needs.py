@@ -1356,3 +1356,10 @@ def test_asked_what_kind_of_applicant_may_apply_the_conditions_answer_and_a_lead
                   "合约计费方式适合以下业务场景：\n通过个人或企业认证的用户才可申请合约。")
     conditions = process_slots("什么样的账号才能申请合约？", [chunk])["conditions"]
     assert conditions == ["通过个人或企业认证的用户才可申请合约"]
+
+
+def test_cards_listed_with_others_are_materials() -> None:
+    need = question_need("办住院需要带哪些证件和材料？")
+    sentence = "持医生开具的住院证、身份证、医保卡、门诊就诊记录册到四楼出入院处办理入院手续。"
+    assert evidence_bonus(need, sentence) > 0
+    assert evidence_bonus(need, "入院后请保证、配合医生查房。") == 0  # 保证 is no card

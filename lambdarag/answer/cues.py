@@ -165,7 +165,8 @@ ORIGIN = (rf"(?:哪里|哪儿|什么地方|{ASKS_WHAT}[地处]|哪国|哪个国�
 ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
 CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
-                   "certificate", "copy of")
+                   "certificate", "copy of",
+                   r"(?<![保验论认查签])证(?=[、，,；;及和与或])")  # a card listed with others: "住院证、身份证…"
 STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后", "之后", "最后", r"(?:^|\s)\d+[.、]", r"[（(]\d+[)）]",
                "step", "first,", "then")
 # the section headings whose sentences meet a need ("五、申报方式" holds how to apply, "四、申报时间" when)
