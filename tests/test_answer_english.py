@@ -413,3 +413,13 @@ def test_a_contact_sentence_ending_in_a_colon_still_answers_who_to_write_to() ->
     answer = extractive_answer("Which email address do I use to reach the programme coordinators?", p, "fact", {},
                                ["email", "address", "reach", "programme", "coordinators"])
     assert answer.startswith("If you want to speak to one of the programme coordinators"), answer
+
+
+def test_asked_how_often_a_period_answers() -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    question = "How often does the project ship a new feature release?"
+    assert question_need(question).kind == "amount"
+    asked = AskedValues.of(question, "fact")
+    assert asked.value_bonus("Feature releases will happen roughly every eight months.") > 0
+    assert asked.value_bonus("These releases will contain new features.") == 0
