@@ -1363,3 +1363,9 @@ def test_cards_listed_with_others_are_materials() -> None:
     sentence = "持医生开具的住院证、身份证、医保卡、门诊就诊记录册到四楼出入院处办理入院手续。"
     assert evidence_bonus(need, sentence) > 0
     assert evidence_bonus(need, "入院后请保证、配合医生查房。") == 0  # 保证 is no card
+
+
+def test_where_one_does_it_named_as_a_kind_of_place_states_where() -> None:
+    need = question_need("满分学习可以在哪些地方参加？")
+    stated = "驾驶人可以在驾驶证核发地或者违法行为发生地、处理地参加学习。"
+    assert evidence_bonus(need, stated) > evidence_bonus(need, "驾驶人应当参加为期七天的道路交通安全学习。")
