@@ -1369,3 +1369,9 @@ def test_where_one_does_it_named_as_a_kind_of_place_states_where() -> None:
     need = question_need("满分学习可以在哪些地方参加？")
     stated = "驾驶人可以在驾驶证核发地或者违法行为发生地、处理地参加学习。"
     assert evidence_bonus(need, stated) > evidence_bonus(need, "驾驶人应当参加为期七天的道路交通安全学习。")
+
+
+def test_a_road_word_inside_another_word_is_no_place() -> None:
+    need = question_need("满分学习在什么地方参加？")
+    assert evidence_bonus(need, "参加道路交通安全法律知识学习七天。") == 0  # 道路 names no road
+    assert evidence_bonus(need, "学习地点在人民路88号。") > 0

@@ -160,7 +160,9 @@ PLACE_STATED = ("位于", "坐落", "地处", "发源于", "出生于", "出生�
                 # where one does it, named as a kind of place: "在驾驶证核发地或者违法行为发生地参加学习"
                 r"在[^，,。；;\s]{0,16}地(?=或|、|和|及|参加|办理|申请|学习|考试|领取|缴纳|提交|进行)",
                 r"\b(?:is |are )?located in\b", r"\bborn in\b", r"\bheadquartered in\b")
-PLACE_MARKS = (r"[\u4e00-\u9fff]{1,8}(?:省|市|县|区|州|国|岛|镇|乡|村|路|街|楼|室|馆|校区|大厅|窗口|号)", "发现于",
+_ROAD = r"(?<![道思线电套])路"  # 道路, 思路, 线路 name no road
+PLACE_MARKS = (rf"[\u4e00-\u9fff]{{1,8}}(?:省|市|县|区|州|国|岛|镇|乡|村|{_ROAD}|街|楼|室|馆|校区|大厅|窗口|号)",
+               "发现于",
                *PLACE_STATED, "在[\u4e00-\u9fff]{2,8}(?:举行|召开|办理)", r"\b(?:in|at) [A-Z][a-z]+")
 # asks where someone is from ("是什么地方的人", "出身于哪里", "籍贯是哪里")
 ORIGIN = (rf"(?:哪里|哪儿|什么地方|{ASKS_WHAT}[地处]|哪国|哪个国家)的?人", r"(?:出身|籍贯|祖籍)")
