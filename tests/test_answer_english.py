@@ -386,6 +386,11 @@ def test_a_negation_in_the_condition_a_rule_opens_with_is_no_no() -> None:
     answer = extractive_answer("I didn't use my whole desk budget when I joined. Can I still spend the rest later?",
                                p, "fact", {}, ["desk", "budget", "joined", "spend", "rest", "later"])
     assert answer.startswith("Yes"), answer
+    p = handbook("Travel > Lodging", "Travelers may stay at the conference hotel even if it is not the most "
+                 "economical option available.")
+    answer = extractive_answer("On a paid trip, can I stay at the conference hotel even if it isn't the cheapest?",
+                               p, "fact", {}, ["paid", "trip", "stay", "conference", "hotel", "cheapest"])
+    assert answer.startswith("Yes"), answer  # the concession's negation is no no
     p = handbook("Grants > Transfers", "If you cannot attend, your grant cannot be transferred to other people.")
     answer = extractive_answer("If I can't attend, can my grant be transferred to a colleague?", p, "fact", {},
                                ["attend", "grant", "transferred", "colleague"])

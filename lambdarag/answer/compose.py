@@ -26,6 +26,7 @@ _ITEM_NUMBER_END = re.compile(r"(?:^|[^\d.])\d{1,2}\.$")  # "办理步骤：1." 
 _NEGATION = cue_pattern(*cues.NEGATION, *cues.FORBIDDEN_KIND)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
 _LEADING_CONDITION_EN = re.compile(cues.LEADING_CONDITION_EN, re.IGNORECASE)
+_CONCESSION_EN = re.compile(cues.CONCESSION_EN, re.IGNORECASE)
 _CONDITION = cue_pattern(*cues.CONDITION, *cues.CONDITION_EN, flags=re.IGNORECASE)
 # "any price or no price", "whether or not": the alternatives of a choice refuse nothing
 _ALTERNATIVE_EN = re.compile(r"\bor\s+not?\b(?:\s+\w+)?|\bwhether\s+or\s+not\b", re.IGNORECASE)
@@ -98,8 +99,8 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
     text = CITATION_MARK.sub("", support)
     said = without_bounds(text)
-    if need.english:  # the rule the sentence states, not the condition it opens with
-        said = _LEADING_CONDITION_EN.sub(" ", said)
+    if need.english:  # the rule the sentence states, not the condition it opens with or the concession it makes
+        said = _CONCESSION_EN.sub(" ", _LEADING_CONDITION_EN.sub(" ", said))
     negated = bool(_NEGATION_EN.search(_ALTERNATIVE_EN.sub(" ", said)) if need.english else _NEGATION.search(said))
     negative = negated != outside or refuted  # outside a rule's limit, the rule's yes or no is turned round
     conditional = conditional and not negative  # yes, but only on the condition the sentence states

@@ -138,6 +138,9 @@ CONDITION_EN = (r"\bonly (?:if|when|where|after|once|between|during|with|on|for)
 # a sentence's leading condition up to its comma ("If you don't spend it all, it's ok to…"): what it negates is the
 # condition, not the rule the sentence states
 LEADING_CONDITION_EN = r"^\s*(?:if|unless|when|whenever|once|after|before|although|though|while|in case)\b[^,;.]*,"
+# a concession inside the rule ("may stay at the conference hotel even if it is not the cheapest"): its negation is
+# what the rule allows despite, not a no
+CONCESSION_EN = r"\beven (?:if|though|when)\b[^,;.]*"
 # not "被称为什么", "成为什么": those ask for a name
 REASON = (r"(?<![称译作成认视选改定名叫])为什么", "为何", "原因", "缘故", "怎么会", "由于什么")
 REASON_EN = (r"\bwhy\b", r"\bwhat (?:drove|caused|led to)\b", r"\breason")
