@@ -356,14 +356,20 @@ def test_a_keyword_few_pieces_hold_weighs_more_than_one_every_piece_holds() -> N
     assert answer.startswith("The TOEFL minimum score is 80"), answer
 
 
-def test_asked_how_far_ahead_a_lead_time_answers() -> None:
+@pytest.mark.parametrize(("question", "intent", "answering", "other"), [
+    ("How far ahead do I have to put in a leave request?", "process",  # a lead time, not any amount
+     "Leave requests are submitted at least three business days in advance.", "The fee is $20."),
+    ("How often does the project ship a new feature release?", "fact",  # a period
+     "Feature releases will happen roughly every eight months.", "These releases will contain new features."),
+])
+def test_asked_how_far_ahead_or_how_often_a_value_of_that_kind_answers(question: str, intent: str, answering: str,
+                                                                       other: str) -> None:
     from lambdarag.answer.asked_values import AskedValues
 
-    question = "How far ahead do I have to put in a leave request?"
     assert question_need(question).kind == "amount"
-    asked = AskedValues.of(question, "process")
-    assert asked.value_bonus("Leave requests are submitted at least three business days in advance.") > 0
-    assert asked.value_bonus("The fee is $20.") == 0  # a lead time, not any amount
+    asked = AskedValues.of(question, intent)
+    assert asked.value_bonus(answering) > 0
+    assert asked.value_bonus(other) == 0
 
 
 @pytest.mark.parametrize("question", [
@@ -418,13 +424,3 @@ def test_a_contact_sentence_ending_in_a_colon_still_answers_who_to_write_to() ->
     answer = extractive_answer("Which email address do I use to reach the programme coordinators?", p, "fact", {},
                                ["email", "address", "reach", "programme", "coordinators"])
     assert answer.startswith("If you want to speak to one of the programme coordinators"), answer
-
-
-def test_asked_how_often_a_period_answers() -> None:
-    from lambdarag.answer.asked_values import AskedValues
-
-    question = "How often does the project ship a new feature release?"
-    assert question_need(question).kind == "amount"
-    asked = AskedValues.of(question, "fact")
-    assert asked.value_bonus("Feature releases will happen roughly every eight months.") > 0
-    assert asked.value_bonus("These releases will contain new features.") == 0

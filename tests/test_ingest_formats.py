@@ -116,15 +116,17 @@ def test_pdf_encrypted_with_owner_password_only_is_extracted(tmp_path: Path) -> 
     assert texts(doc) == ["Confidential budget figures for 2024."]
 
 
+def markdown(tmp_path: Path, text: str) -> Document:
+    """The document a Markdown file of ``text`` gives."""
+    path = tmp_path / "page.md"
+    path.write_text(text, encoding="utf-8")
+    return one(path)
+
+
 def test_markdown_headings_tables_code_and_front_matter(tmp_path: Path) -> None:
-    path = tmp_path / "guide.md"
-    path.write_text(
-        "---\ntitle: 报销指南\n---\n# 总则\n见[财务处网站](https://example.org)。\n\n"
-        "## 费用标准\n| 项目 | 标准 |\n|---|---:|\n| 市内交通 | 100 \\| 元 |\n| 餐费 | 50 |\n\n"
-        "```\n# 这不是标题\n```\n附件\n===\n最后一段。\n",
-        encoding="utf-8",
-    )
-    doc = one(path)
+    doc = markdown(tmp_path, "---\ntitle: 报销指南\n---\n# 总则\n见[财务处网站](https://example.org)。\n\n"
+                   "## 费用标准\n| 项目 | 标准 |\n|---|---:|\n| 市内交通 | 100 \\| 元 |\n| 餐费 | 50 |\n\n"
+                   "```\n# 这不是标题\n```\n附件\n===\n最后一段。\n")
     assert doc.title == "报销指南"
     assert [s.path for s in doc.sections] == [("总则",), ("总则", "费用标准"), ("附件",)]
     assert texts(doc)[0] == "见财务处网站。"
@@ -135,24 +137,17 @@ def test_markdown_headings_tables_code_and_front_matter(tmp_path: Path) -> None:
 
 
 def test_markdown_quotes_and_html_read_as_the_text_they_lay_out(tmp_path: Path) -> None:
-    path = tmp_path / "billing.md"
-    path.write_text(
-        "# 退订\n> **说明**：\n>\n> 通过个人或企业认证的用户才可申请。\n\n"
-        "<ul>\n  <li className=\"closed\"><b>Travel:</b> up to &euro;400.</li> <li>Visa fee</li>\n</ul>\n"
-        "病区共有医生5名&nbsp;&nbsp;<BR>护士16名\n\n```\n> kept <b>as written</b>\n```\n",
-        encoding="utf-8",
-    )
-    shown = texts(one(path))
+    shown = texts(markdown(tmp_path, "# 退订\n> **说明**：\n>\n> 通过个人或企业认证的用户才可申请。\n\n<ul>\n"
+                           "  <li className=\"closed\"><b>Travel:</b> up to &euro;400.</li> <li>Visa fee</li>\n</ul>\n"
+                           "病区共有医生5名&nbsp;&nbsp;<BR>护士16名\n\n```\n> kept <b>as written</b>\n```\n"))
     assert shown[:2] == ["说明：", "通过个人或企业认证的用户才可申请。"]
     assert "Travel: up to €400.\nVisa fee\n病区共有医生5名\n护士16名" in shown[2], shown
     assert "> kept <b>as written</b>" in " ".join(shown)
 
 
 def test_a_markdown_paragraph_of_one_bold_span_heads_a_section(tmp_path: Path) -> None:
-    path = tmp_path / "contract.md"
-    path.write_text("## 终止合约\n\n**一、退订类型**\n\n1、全额退订\n\n**说明**：\n\n配额有限。\n\n"
-                    "**二、退订流程**\n\n1. 点击合约退订。\n\n## 申请记录\n\n可在详情页查看。\n", encoding="utf-8")
-    doc = one(path)
+    doc = markdown(tmp_path, "## 终止合约\n\n**一、退订类型**\n\n1、全额退订\n\n**说明**：\n\n配额有限。\n\n"
+                   "**二、退订流程**\n\n1. 点击合约退订。\n\n## 申请记录\n\n可在详情页查看。\n")
     assert [s.path for s in doc.sections] == [("终止合约",), ("终止合约", "一、退订类型"), ("终止合约", "二、退订流程"),
                                               ("申请记录",)]
     assert [b.section for b in doc.blocks if "配额" in b.text] == [("终止合约", "一、退订类型")]  # a label stays text
