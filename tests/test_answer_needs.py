@@ -1375,3 +1375,17 @@ def test_a_road_word_inside_another_word_is_no_place() -> None:
     need = question_need("满分学习在什么地方参加？")
     assert evidence_bonus(need, "参加道路交通安全法律知识学习七天。") == 0  # 道路 names no road
     assert evidence_bonus(need, "学习地点在人民路88号。") > 0
+
+
+def test_a_line_pointing_at_a_source_never_answers_the_quote_under_it_does() -> None:
+    from lambdarag.answer.captions import furniture
+
+    assert furniture("- 参考 《关于助学贷款的管理规定（试行）》 from 中国政府网：", "")
+    assert furniture("Source: [the act](https://example.org)", "")
+    assert not furniture("详见《财务报销办法》第三条。", "")  # a sentence that says where, not a pointer line
+    assert not furniture("See https://example.org for the rules.", "")
+    text = ("- 参考 《关于助学贷款的管理规定（试行）》 from 中国政府网：\n"
+            "助学贷款适用于高等学校中经济确实困难的全日制本、专科学生。")
+    question = "按《关于助学贷款的管理规定（试行）》，助学贷款是给哪些学生用的？"
+    answer = extractive_answer(question, one_doc("助学贷款问答", text), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("助学贷款适用于"), answer

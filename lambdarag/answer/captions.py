@@ -47,10 +47,19 @@ def title_case_line(line: str) -> bool:
     return sum(1 for w in words if w[0].isupper()) >= TITLE_SHARE * len(words)
 
 
+# a line pointing at the source of what follows ("- 参考 《…管理规定》 from 中国政府网：", "Source: [the act](…)"):
+# the quote under it answers, the pointer never does
+_SOURCE_POINTER = re.compile(r"^\s*(?:[-*•]\s*)?(?:参考|来源|出处|引自|摘自|转引自|详见|参见|(?:source|see|from)\b)"
+                             r"[^。！？!?.]*(?:《[^》]+》|\]\(|https?://)[^。！？!?]*(?<![.。])[：:]?\s*$",
+                             re.IGNORECASE)
+
+
 def furniture(sentence: str, heading: str) -> bool:
-    """A heading repeated in the body (``heading`` normalised, without spaces), a page number line, or a line of
-    no letter or digit: never an answer."""
+    """A heading repeated in the body (``heading`` normalised, without spaces), a page number line, a line pointing
+    at a source, or a line of no letter or digit: never an answer."""
     key = normalize(sentence).replace(" ", "").rstrip("。.")
     if not any(ch.isalnum() for ch in sentence):  # a rule drawn in characters: "*****", "==== ===="
         return True
-    return bool(_PAGE_FURNITURE.search(sentence)) or (bool(heading) and key in heading)
+    if _PAGE_FURNITURE.search(sentence) or _SOURCE_POINTER.match(sentence):
+        return True
+    return bool(heading) and key in heading
