@@ -1381,7 +1381,8 @@ def test_a_line_pointing_at_a_source_never_answers_the_quote_under_it_does() -> 
     from lambdarag.answer.captions import furniture
 
     assert furniture("- 参考 《关于助学贷款的管理规定（试行）》 from 中国政府网：", "")
-    assert furniture("Source: [the act](https://example.org)", "")
+    assert furniture("See [the act](https://example.org):", "")
+    assert not furniture("出处：《论语·颜渊》", "")  # a field naming where a text comes from answers that
     assert not furniture("详见《财务报销办法》第三条。", "")  # a sentence that says where, not a pointer line
     assert not furniture("See https://example.org for the rules.", "")
     text = ("- 参考 《关于助学贷款的管理规定（试行）》 from 中国政府网：\n"

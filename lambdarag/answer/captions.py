@@ -47,9 +47,10 @@ def title_case_line(line: str) -> bool:
     return sum(1 for w in words if w[0].isupper()) >= TITLE_SHARE * len(words)
 
 
-# a line pointing at the source of what follows ("- 参考 《…管理规定》 from 中国政府网：", "Source: [the act](…)"):
-# the quote under it answers, the pointer never does
-_SOURCE_POINTER = re.compile(r"^\s*(?:[-*•]\s*)?(?:参考|来源|出处|引自|摘自|转引自|详见|参见|(?:source|see|from)\b)"
+# a line sending the reader to a source for what follows ("- 参考 《…管理规定》 from 中国政府网：", "See [the act]:"):
+# the quote under it answers, the pointer never does; a field naming a source ("来源：《人民日报》", "出处：《论语》")
+# is no pointer, it answers where a text comes from
+_SOURCE_POINTER = re.compile(r"^\s*(?:[-*•]\s*)?(?:参考|参阅|详见|参见|(?:see|refer to)\b)"
                              r"[^。！？!?.]*(?:《[^》]+》|\]\(|https?://)[^。！？!?]*(?<![.。])[：:]?\s*$",
                              re.IGNORECASE)
 
