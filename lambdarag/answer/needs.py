@@ -175,13 +175,12 @@ def _yes_no_modal_en(first: str) -> str:
     sets it up ("If I can't go to the conference, can I hand the grant over?"); "" for an open question or a choice
     ("improved or declined?")."""
     starts = [0, *(m.end() for m in _CLAUSE_START_EN.finditer(first))]
-    at = next((i for i in starts if _YES_NO_EN.match(first, i)), None)
-    if at is None or (at > 0 and _OPEN_WORD_EN.search(first, at)):
+    m = next((found for i in starts if (found := _YES_NO_EN.match(first, i))), None)
+    if m is None or (m.start() > 0 and _OPEN_WORD_EN.search(first, m.start())):
         return ""
-    clause = first[at:]
+    clause = first[m.start():]
     chooses = len(_CHOICE_EN.findall(clause)) > len(_IN_OBJECT_EN.findall(clause))
-    m = _YES_NO_EN.match(clause)
-    return m.group(0).strip().lower() if m and not chooses else ""
+    return "" if chooses else m.group(0).strip().lower()
 
 
 def yes_no_predicate(question: str, modal: str) -> str:

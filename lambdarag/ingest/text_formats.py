@@ -220,9 +220,9 @@ def _shown_lines(lines: list[str]) -> list[str]:
     out: list[str] = []
     in_code = False
     for line in lines:
-        if _MD_FENCE.match(line):
-            in_code = not in_code
-        out.extend([line] if in_code or _MD_FENCE.match(line) else markdown_lines(line))
+        fence = _MD_FENCE.match(line) is not None
+        in_code = in_code != fence
+        out.extend([line] if in_code or fence else markdown_lines(line))
     return out
 
 
