@@ -424,3 +424,16 @@ def test_a_contact_sentence_ending_in_a_colon_still_answers_who_to_write_to() ->
     answer = extractive_answer("Which email address do I use to reach the programme coordinators?", p, "fact", {},
                                ["email", "address", "reach", "programme", "coordinators"])
     assert answer.startswith("If you want to speak to one of the programme coordinators"), answer
+
+
+def test_a_yes_no_support_saying_a_third_of_the_question_in_the_top_chunk_answers() -> None:
+    rule = "You are not allowed to leave the room during a test."
+    question = "Am I allowed to step out of the room in the middle of a Riverside College test?"
+    keywords = ["allowed", "step", "out", "room", "middle", "riverside", "college", "test"]
+    answer = extractive_answer(question, handbook("Test procedures", rule), "fact", {}, keywords)
+    assert answer.startswith("No[1]. You are not allowed"), answer
+    # the same sentence below another document's top chunk says nothing of this college's tests
+    p = _two_chunks(("catalogue", "Riverside College offers evening classes in the main building."),
+                    ("other-school", rule))
+    answer = extractive_answer(question, p, "fact", {}, keywords)
+    assert answer.startswith("Not stated"), answer

@@ -196,16 +196,21 @@ def yes_no_predicate(question: str, modal: str) -> str:
     return re.sub(r"吗\s*$", "", first[at + len(modal):]).strip() if at >= 0 else ""
 
 
+def asked_words(question: str) -> list[str]:
+    """The stems of an English question's content words up to its question mark, in order ("Am I allowed to step
+    out of the room…?" -> allow, step, room…); empty for a Chinese question."""
+    if not is_english(question):
+        return []
+    first = re.split(r"[?？]", question, maxsplit=1)[0]
+    return [stem(w.lower()) for w in _ENGLISH_WORD.findall(first)  # "I'm", "don't": a pronoun's or verb's short form
+            if len(w) > 2 and "'" not in w and w.lower() not in stopwords()]
+
+
 def asked_object(question: str) -> frozenset[str]:
     """The stems of what an English yes/no question asks of its subject: its last two content words, where English
     puts the object or the state asked ("Can guests use the power tools?" -> power, tool; "Is parking free on
     Sundays?" -> free, sunday); empty for a Chinese question."""
-    if not is_english(question):
-        return frozenset()
-    first = re.split(r"[?？]", question, maxsplit=1)[0]
-    content = [w.lower() for w in _ENGLISH_WORD.findall(first)  # "I'm", "don't": a pronoun's or verb's short form
-               if len(w) > 2 and "'" not in w and w.lower() not in stopwords()]
-    return frozenset(stem(w) for w in content[-2:])
+    return frozenset(asked_words(question)[-2:])
 
 
 def denies(sentence: str, predicate: str) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lambdarag.answer.compose import lead_line, on_condition
 from lambdarag.answer.limits import figure_outside
-from lambdarag.answer.needs import Need, asked_object, denies, says_predicate, yes_no_predicate
+from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
 from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.weekdays import day_outside
@@ -37,7 +37,7 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
     # asked of it ("申请仲裁需要交费吗" against "…可以向人民法院申请执行"), says neither yes nor no
-    if best is None or best.score < _floor(best, predicate) or not best.says_asked \
+    if best is None or best.score < _floor(best, predicate, question) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
         return [lead_line(need, "", False), *lines]
     support = best.cited()
@@ -61,11 +61,18 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
 
 
-def _floor(best: Scored, predicate: str) -> float:
+def _floor(best: Scored, predicate: str, question: str) -> float:
     """The score the support needs: half when it says much of the predicate asked in the question's own words (a
-    third of its character pairs: "无理由退卡" in "不适用无理由退卡", not the 门店 of "带朋友进门店")."""
+    third of its character pairs: "无理由退卡" in "不适用无理由退卡", not the 门店 of "带朋友进门店"; in English a third
+    of the question's words, one of them what it asks last: "Am I allowed to step out of the room in the middle of a
+    test?" against "You are not allowed to leave the room during a test." in the top chunk)."""
     pairs = [predicate[i:i + 2] for i in range(len(predicate) - 1)]
-    said = bool(pairs) and sum(p in best.sentence for p in pairs) >= len(pairs) * PREDICATE_SAID
+    if pairs:
+        said = sum(p in best.sentence for p in pairs) >= len(pairs) * PREDICATE_SAID
+    else:  # English, from the top chunk only: a filing's "operating margins" answers no other company's margins
+        asked, stems = asked_words(question), word_stems(best.sentence)
+        said = best.rank == 0 and bool(asked_object(question) & stems) \
+            and sum(w in stems for w in asked) >= len(asked) * PREDICATE_SAID
     return YES_NO_SUPPORT * (0.5 if said else 1.0)
 
 
