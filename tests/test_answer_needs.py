@@ -1390,3 +1390,16 @@ def test_a_line_pointing_at_a_source_never_answers_the_quote_under_it_does() -> 
     question = "按《关于助学贷款的管理规定（试行）》，助学贷款是给哪些学生用的？"
     answer = extractive_answer(question, one_doc("助学贷款问答", text), "fact", {}, Tokenizer().keywords(question))
     assert answer.startswith("助学贷款适用于"), answer
+
+
+def test_a_yes_no_is_read_from_the_rule_not_from_a_worked_example_saying_the_same_words() -> None:
+    text = ("举例说明：用户甲购买了一张12个月的年卡，购买时未使用代金券，使用三个月后退卡。\n"
+            "年卡只能使用账户余额购买，不支持代金券购买。")
+    question = "体育馆的年卡能不能用代金券来买？"
+    answer = extractive_answer(question, one_doc("体育馆年卡说明", text), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("不能[1]。年卡只能使用账户余额购买"), answer
+    text = ("例如：您于3月1日开通按小时计费的场地，计费周期为一小时，系统每小时预扣下一小时的费用。\n"
+            "按小时计费的用户可自主变更计费方式为月付或者年付。")
+    question = "按小时计费的场地，之后可不可以改成按月或者按年付费？"
+    answer = extractive_answer(question, one_doc("场地计费说明", text), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("可以[1]。按小时计费的用户可自主变更"), answer

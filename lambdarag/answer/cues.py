@@ -135,6 +135,12 @@ CONDITION = ("仅限", "只限", r"只有[^。；]*才", "方可", "才能", "�
              "符合条件的")  # 只有 with its 才: alone it counts ("只有三个食堂")
 CONDITION_EN = (r"\bonly (?:if|when|where|after|once|between|during|with|on|for)\b", r"\bprovided (?:that\b)?",
                 r"\bas long as\b", r"\bon condition that\b", r"\bunless\b")
+# a sentence stating a rule, what may, must or cannot be done: a yes/no is read from one before a worked example or
+# a scene telling what someone did ("例如：您于…购买…", "用户A购买了…") that matches the question as well
+RULE = (*NEGATION, *CONDITION, *FREE_OF_CHARGE, "可以", r"(?<![认许宁])可(?![能是见惜])", _CAN, "须", r"需(?!求)",
+        "应当", "应该", "允许", "有权", "支持", "予以")
+RULE_EN = (*NEGATION_EN, *CONDITION_EN,
+           r"\b(?:can|may|must|shall|should|allowed|permitted|required|entitled|eligible)\b")
 # a sentence's leading condition up to its comma ("If you don't spend it all, it's ok to…"): what it negates is the
 # condition, not the rule the sentence states
 LEADING_CONDITION_EN = r"^\s*(?:if|unless|when|whenever|once|after|before|although|though|while|in case)\b[^,;.]*,"

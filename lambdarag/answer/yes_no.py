@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lambdarag.answer import cues
 from lambdarag.answer.compose import lead_line, on_condition
+from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
 from lambdarag.answer.opposites import says_opposite
@@ -20,6 +22,8 @@ from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
 from lambdarag.text.patterns import CITATION_MARK
 
+_RULE = cue_pattern(*cues.RULE)
+_RULE_EN = cue_pattern(*cues.RULE_EN, flags=re.IGNORECASE)
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
 PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support says to need half the score
@@ -32,7 +36,7 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
     ``scored`` for the whole question says."""
     predicate = yes_no_predicate(question, need.modal)
-    best = _support(ranked if ranked is not None else scored, predicate[:2], asked_object(question))
+    best = _support(ranked if ranked is not None else scored, question, predicate, asked_object(question))
     if ranked is not None and best is not None:
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
@@ -80,14 +84,20 @@ def _plain(line: str) -> str:
     return CITATION_MARK.sub("", line).strip().rstrip("。.；;")
 
 
-def _support(scored: Sequence[Scored], verb: str, asked: frozenset[str] = frozenset()) -> Scored | None:
+def _support(scored: Sequence[Scored], question: str, predicate: str,
+             asked: frozenset[str] = frozenset()) -> Scored | None:
     """The sentence a yes or no is read from: the best one, or among those scoring nearly as well one saying the
-    ``verb`` asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide; the words after the verb
-    name the subject, which a title line holds as well), or in English one saying the words ``asked`` last."""
+    ``predicate`` asked ("…要收费吗": "收费标准：不收费" over "申请条件：…" of the same guide), stating a rule rather
+    than telling a worked example ("预留合约不支持优惠券购买" over "用户A购买…时未使用优惠券"), then one saying the
+    predicate's first word (the words after it name the subject, which a title line holds as well); in English one
+    saying the words ``asked`` last, then stating a rule."""
+    verb = predicate[:2]
     best = max(scored, key=ranking_key, default=None)
     if best is None or (len(verb) < 2 and not asked):
         return best
     close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]
     if asked:  # English: the words the question ends with ("…use the power tools?")
-        return max(close, key=lambda s: (bool(asked & word_stems(s.sentence)), *ranking_key(s)))
-    return max(close, key=lambda s: (verb in s.sentence, *ranking_key(s)))
+        return max(close, key=lambda s: (bool(asked & word_stems(s.sentence)), _RULE_EN.search(s.sentence) is not None,
+                                         *ranking_key(s)))
+    return max(close, key=lambda s: (says_predicate(question, s.sentence, predicate),
+                                     _RULE.search(s.sentence) is not None, verb in s.sentence, *ranking_key(s)))
