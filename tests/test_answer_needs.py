@@ -85,6 +85,17 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
     ("Where are the offices located?", "place"),
     ("Why did margins fall?", "reason"),
     ("Who signed the annual report?", "person"),
+    # 什么 after a modal asked both ways is "any"; 几 after 那/这/前/好/十 is "a few"; a 手续费 is a fee, no procedure
+    ("申请查阅档案，要不要交什么手续费？", "yesno"),
+    ("有没有什么限制？", "yesno"),
+    ("请年假那几天工资能照发吗？", "yesno"),
+    ("前几天交的材料还有效吗？", "yesno"),
+    ("办证要几天？", "amount"),
+    ("挂失的手续费是多少？", "amount"),
+    ("补办需要什么手续？", "steps"),
+    ("明天再来取件，行不行？", "yesno"),
+    ("我下周一再交，行吗？", "yesno"),
+    ("银行卡能办吗？", "yesno"),
 ])
 def test_the_need_of_a_question(question: str, kind: str) -> None:
     assert question_need(question).kind == kind
@@ -98,6 +109,7 @@ def test_yes_no_modals_and_language() -> None:
     assert question_need("有欠税记录的商户可以申请补助吗？").modal == "可以"
     assert question_need("有发票吗？").modal == "有" and question_need("有可能被拒绝吗？").modal == "有"
     assert question_need("哪些票据可以报销吗？").kind != "yesno"  # an open word makes it an open question
+    assert question_need("明天再来取件，行不行？").modal == "可以" and question_need("周一交，行吗？").modal == "可以"
     assert is_english("Can I claim a lost receipt?") and not is_english("发票丢了可以报销吗？")
     assert question_need("Can I claim a lost receipt?") == Need("yesno", "can", True)
 
@@ -1403,3 +1415,10 @@ def test_a_yes_no_is_read_from_the_rule_not_from_a_worked_example_saying_the_sam
     question = "按小时计费的场地，之后可不可以改成按月或者按年付费？"
     answer = extractive_answer(question, one_doc("场地计费说明", text), "fact", {}, Tokenizer().keywords(question))
     assert answer.startswith("可以[1]。按小时计费的用户可自主变更"), answer
+
+
+def test_a_rule_saying_a_thing_cannot_be_done_answers_no() -> None:
+    text = "已注销的账号无法进行实名认证变更，如需变更请先恢复账号。"
+    question = "我的账号已经注销了，还能变更实名认证吗？"
+    answer = extractive_answer(question, one_doc("账号说明", text), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("不能[1]。已注销的账号无法"), answer

@@ -36,7 +36,9 @@ YEAR = ("哪年", "哪一年", f"{ASKS_WHAT}年", "年份", r"\b(?:what|which) y
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
 DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b")
 
-AMOUNT = ("多少", "几[个天年月次位名项]", "多久", "多长", "多大", "比例", "税率")
+# 几 asks how many, except after a word that makes it "a few": 这几天, 那几天, 前几天, 好几个, 十几年
+HOW_MANY = r"(?<![这那前好十])几"
+AMOUNT = ("多少", f"{HOW_MANY}[个天年月次位名项]", "多久", "多长", "多大", "比例", "税率")
 AMOUNT_TABLE = ("金额",)  # the table lookup's addition
 # sentence scoring's additions: a limit or a deadline is answered by a sentence with an amount
 AMOUNT_LIMITS = ("标准", "限额", "上限", "金额", "费用", "时限", "期限")
@@ -53,7 +55,7 @@ DURATION_FIELDS = ("时限", "期限", "时长", "周期", r"\bperiod\b", r"\bdu
 
 # A question asking for a table cell rather than a row: amounts, dates and contact details.
 VALUE = (
-    "多少", "几[个天年月次号位名]", "多久", "多长", "多大", "多高", "标准", "限额", "上限", "金额", "费用",
+    "多少", f"{HOW_MANY}[个天年月次号位名]", "多久", "多长", "多大", "多高", "标准", "限额", "上限", "金额", "费用",
     "比例", "税率", "分数", "价格", "数量", "人数", "时长", "时间", "日期", "哪天", "哪一天", f"{ASKS_WHAT}时",
     "什么时候", "截止", "电话", "邮箱", "地址", "地点", "在哪",
 )
@@ -77,7 +79,7 @@ CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
 PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", f"{ASKS_WHAT}处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
-STEPS = ("流程", "步骤", "程序", "手续", "怎么办",
+STEPS = ("流程", "步骤", "程序", "手续(?!费)", "怎么办",
          r"(?:怎么|如何|怎样)(?:办理|申请|申报|报名|提交|提取|缴纳|注册|登记|预约|做|操作)")
 STEPS_EN = (r"\bhow (?:do|can|should|to)\b", r"\bsteps?\b", r"\bprocedure\b", r"\bprocess\b")
 COMPARE = ("区别", "不同", "差异", "相比", "比较", "对比", "异同", "哪个更", "变化")
@@ -90,7 +92,8 @@ _CAN = r"(?<![可功才性技智本职效])能"
 _WILL = r"(?<![机社协学大年开理委体])会(?![员议计场所长费谈见展考诊签])"
 YES_NO = (
     r"是否(可以|能够|能|需要|要|应当|应该|必须|允许|有|属于|会)?",
-    r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|可否|能否)",
+    r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|行不行|可否|能否)",
+    r"[，,]\s*(行)吗[？?]?\s*$",  # "…再接着坐，行吗？"
     rf"(可以|能够|{_CAN}|需要|要|应当|应该|必须|允许|有|是|{_WILL}|算)[^，,。？?]{{0,40}}吗[？?]?\s*$",
 )
 # the auxiliary before the verb a …吗 question asks about: it decides over an 有 / 是 of the subject before it
@@ -104,8 +107,8 @@ REQUEST_EN = (r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|
               r"\b(?:\s+(?:me|us)\b)?(?:\s+through\b)?",)
 YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "has", "have", "had", "should",
              "will", "would", "may", "must", "am", "shall")
-OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", "几[个天年月次位名项种]", "谁",
-                 f"{ASKS_WHAT}时", "还是", r"\bor\b")
+OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", f"{HOW_MANY}[个天年月次位名项种]",
+                 "谁", f"{ASKS_WHAT}时", "还是", r"\bor\b")
 # a yes/no question asking whether one pays, and a clause saying the thing is free (answer/opposites.py)
 PAY_ASKED = ("收费", "交费", "缴费", "付费", "花钱", "要钱", "掏钱",
              r"(?:交(?!通)|缴|付)[\u4e00-\u9fff]{1,3}?费",  # "交工本费", "付网费"
@@ -125,7 +128,7 @@ SOME_ONLY = (r"\bsome\b[^.;]*\bothers?\b", r"\bnot all\b", r"\bonly some\b", "�
 OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY))
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
-            "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受", "不适用")
+            "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受", "不适用", "无法")
 # a list's lead-in naming its items as forbidden ("违章电器包括：", "违禁物品有："): its items are refused
 FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
@@ -185,7 +188,7 @@ STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后",
                "step", "first,", "then")
 # the section headings whose sentences meet a need ("五、申报方式" holds how to apply, "四、申报时间" when)
 SECTION_NEEDS = {
-    "steps": ("流程", "步骤", "程序", "(?<!联系)方式", "途径", "渠道", "手续", r"\bprocedures?\b", r"\bhow to\b"),
+    "steps": ("流程", "步骤", "程序", "(?<!联系)方式", "途径", "渠道", "手续(?!费)", r"\bprocedures?\b", r"\bhow to\b"),
     "materials": ("材料", "清单", r"\bdocuments\b", r"\bmaterials\b"),
     "conditions": ("条件", "对象", "要求", "资格", "范围", r"\beligib", r"\brequirements?\b"),
     "date": ("时间", "日期", "期限", "时限", r"\bdates?\b", r"\bdeadlines?\b"),

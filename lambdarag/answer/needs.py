@@ -90,7 +90,8 @@ _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)
 _IN_OBJECT_EN = re.compile(r"\b(?:for|of|in|on|at|by|to|with|from|under|about)\s+(?:(?:a|an|the|any|my|our|your)\s+)?"
                            r"[\w'-]+\s+or\b", re.IGNORECASE)
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
-_ASK_WORDS = {"可否": "可以", "能否": "能"}
+_ASK_WORDS = {"可否": "可以", "能否": "能", "行不行": "可以", "行": "可以"}
+_ASKED_BOTH_WAYS = re.compile(cues.YES_NO[1])  # 要不要, 能不能…
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PLACE_STATED = cue_pattern(*cues.PLACE_STATED, flags=re.IGNORECASE)
 _ORIGIN = cue_pattern(*cues.ORIGIN)
@@ -158,7 +159,7 @@ def yes_no_modal(question: str, english: bool = False) -> str:
         return "" if modal == BARE else modal  # "能告诉我…的电话吗" asks for the number, not yes or no
     if english:
         return _yes_no_modal_en(first)
-    if _OPEN_WORD.search(first):
+    if (open_word := _OPEN_WORD.search(first)) is not None and not _indefinite(first, open_word):
         return ""
     asks = question.rstrip().endswith(("吗", "吗？", "吗?"))
     m = _YES_NO.search(first + "？") if asks else _YES_NO.search(first)
@@ -168,6 +169,12 @@ def yes_no_modal(question: str, english: bool = False) -> str:
     if modal in _SUBJECT_MODALS and (auxiliary := _AUXILIARY.search(m.group(0))):
         modal = auxiliary.group(1)
     return _ASK_WORDS.get(modal) or _A_NOT_A.sub("", modal)
+
+
+def _indefinite(first: str, open_word: re.Match[str]) -> bool:
+    """Whether the question word is "any" rather than asking: 什么 after a modal asked both ways ("要不要交什么手续费",
+    "有没有什么要求") leaves the question a yes or no."""
+    return open_word.group() == "什么" and _ASKED_BOTH_WAYS.search(first, 0, open_word.start()) is not None
 
 
 def _yes_no_modal_en(first: str) -> str:
