@@ -437,3 +437,17 @@ def test_a_yes_no_support_saying_a_third_of_the_question_in_the_top_chunk_answer
                     ("other-school", rule))
     answer = extractive_answer(question, p, "fact", {}, keywords)
     assert answer.startswith("Not stated"), answer
+
+
+def test_a_yes_no_told_after_its_scene_is_weighed_by_the_words_it_asks_with() -> None:
+    from lambdarag.answer.needs import asked_words
+
+    assert asked_words("My loan is almost up and my paper is not finished. Can I renew it for a week?") == [
+        "renew", "week"]
+    assert "offsit" in asked_words("I'd like to organise our next offsite. Is that allowed?")  # "that" points back
+    p = handbook("Equipment loans > Laptops", "Laptops are loaned for seven days. No renewals are permitted. "
+                 "Upon returning, allow a minimum of 30 minutes for inspection by the desk staff.")
+    answer = extractive_answer("My laptop loan is almost up but I still have a paper to finish. Can I just renew it "
+                               "for another week?", p, "fact", {},
+                               ["laptop", "loan", "almost", "up", "still", "paper", "finish", "renew", "week"])
+    assert answer.startswith("No[1]. No renewals are permitted"), answer

@@ -181,13 +181,19 @@ def _yes_no_modal_en(first: str) -> str:
     """The auxiliary an English question asks yes or no with: at its start, or at the start of the clause after what
     sets it up ("If I can't go to the conference, can I hand the grant over?"); "" for an open question or a choice
     ("improved or declined?")."""
-    starts = [0, *(m.end() for m in _CLAUSE_START_EN.finditer(first))]
-    m = next((found for i in starts if (found := _YES_NO_EN.match(first, i))), None)
+    m = _asking_auxiliary_en(first)
     if m is None or (m.start() > 0 and _OPEN_WORD_EN.search(first, m.start())):
         return ""
     clause = first[m.start():]
     chooses = len(_CHOICE_EN.findall(clause)) > len(_IN_OBJECT_EN.findall(clause))
     return "" if chooses else m.group(0).strip().lower()
+
+
+def _asking_auxiliary_en(first: str) -> re.Match[str] | None:
+    """The auxiliary opening the question's first clause, or the first clause after a comma or a sentence's end that
+    one opens."""
+    starts = [0, *(m.end() for m in _CLAUSE_START_EN.finditer(first))]
+    return next((found for i in starts if (found := _YES_NO_EN.match(first, i))), None)
 
 
 def yes_no_predicate(question: str, modal: str) -> str:
@@ -204,12 +210,20 @@ def yes_no_predicate(question: str, modal: str) -> str:
 
 
 def asked_words(question: str) -> list[str]:
-    """The stems of an English question's content words up to its question mark, in order ("Am I allowed to step
-    out of the room…?" -> allow, step, room…); empty for a Chinese question."""
+    """The stems of an English question's content words up to its question mark, in order, from the clause its
+    auxiliary asks with ("Am I allowed to step out of the room…?" -> allow, step, room…; "My loan is almost up. Can I
+    renew it for a week?" -> renew, week; the whole question where that clause names one thing at most: "Is that
+    allowed?"); empty for a Chinese question."""
     if not is_english(question):
         return []
     first = re.split(r"[?？]", question, maxsplit=1)[0]
-    return [stem(w.lower()) for w in _ENGLISH_WORD.findall(first)  # "I'm", "don't": a pronoun's or verb's short form
+    asking = _asking_auxiliary_en(first)
+    words = _content_stems(first[asking.start():] if asking is not None else first)
+    return words if len(words) > 1 else _content_stems(first)  # "…organise the offsite. Is that allowed?"
+
+
+def _content_stems(text: str) -> list[str]:
+    return [stem(w.lower()) for w in _ENGLISH_WORD.findall(text)  # "I'm", "don't": a pronoun's or verb's short form
             if len(w) > 2 and "'" not in w and w.lower() not in stopwords()]
 
 
