@@ -451,3 +451,19 @@ def test_a_yes_no_told_after_its_scene_is_weighed_by_the_words_it_asks_with() ->
                                "for another week?", p, "fact", {},
                                ["laptop", "loan", "almost", "up", "still", "paper", "finish", "renew", "week"])
     assert answer.startswith("No[1]. No renewals are permitted"), answer
+
+
+def test_a_hyphenated_word_of_the_evidence_says_the_question_word_written_whole() -> None:
+    from lambdarag.answer.rarity import holds
+    from lambdarag.text.english import word_stems
+
+    assert holds("send an e-mail to the desk", "email") and not holds("send a mail", "email")
+    assert {"email", "cowork"} <= word_stems("an e-mail to co-workers")
+    chunks = {f"hotel#{i}": Chunk(f"hotel#{i}", "hotel", "Hotel", "Hotel > Booking", text) for i, text in enumerate((
+        "Please book the hotel only via the link below. At the end of your booking, a confirmation of your booking "
+        "will be shown.", "However, you will not receive an e-mail confirmation from the hotel."), start=1)}
+    p = pack({}, list(chunks), [], chunks, max_chars=3500)
+    answer = extractive_answer("I just booked my room through the hotel link. Should I be expecting a confirmation "
+                               "email from the hotel?", p, "fact", {},
+                               ["booked", "room", "hotel", "link", "expecting", "confirmation", "email"])
+    assert answer.startswith("No[2]. However, you will not receive an e-mail"), answer

@@ -19,7 +19,7 @@ from lambdarag.text.tokenizer import normalize
 def rarity_weights(keywords: Sequence[str], texts: Sequence[str]) -> list[float]:
     """Each keyword's weight among ``texts`` (already normalised): rarer, heavier; 1.0 for one in every text or in
     none."""
-    held = [sum(1 for t in texts if normalize(k) in t) for k in keywords]
+    held = [sum(1 for t in texts if holds(t, normalize(k))) for k in keywords]
     # a keyword no piece holds tells no sentence apart: it keeps the plain weight, so that the shares of what the
     # pieces do hold stay comparable with the thresholds set on plain shares
     return [1 + math.log((len(texts) + 1) / (1 + n)) if n else 1.0 for n in held]
@@ -32,5 +32,10 @@ def weighted_score(text: str, keywords: Sequence[str], wanted: set[str], weights
     if not keywords:
         return bigrams
     haystack = normalize(text)
-    held = sum(w for k, w in zip(keywords, weights, strict=True) if normalize(k) in haystack)
+    held = sum(w for k, w in zip(keywords, weights, strict=True) if holds(haystack, normalize(k)))
     return (held / (sum(weights) or 1.0) + bigrams) / 2
+
+
+def holds(haystack: str, keyword: str) -> bool:
+    """Whether the normalised text holds the keyword, also where it hyphenates it ("email" in "an e-mail")."""
+    return keyword in haystack or ("-" in haystack and keyword.isascii() and keyword in haystack.replace("-", ""))

@@ -41,7 +41,8 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
     # asked of it ("申请仲裁需要交费吗" against "…可以向人民法院申请执行"), says neither yes nor no
-    if best is None or best.score < _floor(best, predicate, question) or not best.says_asked \
+    top_doc = next((s.doc_id for s in scored if s.rank == 0), None)
+    if best is None or best.score < _floor(best, predicate, question, top_doc) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
         return [lead_line(need, "", False), *lines]
     support = best.cited()
@@ -65,17 +66,17 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
 
 
-def _floor(best: Scored, predicate: str, question: str) -> float:
+def _floor(best: Scored, predicate: str, question: str, top_doc: str | None) -> float:
     """The score the support needs: half when it says much of the predicate asked in the question's own words (a
     third of its character pairs: "无理由退卡" in "不适用无理由退卡", not the 门店 of "带朋友进门店"; in English a third
     of the question's words, one of them what it asks last: "Am I allowed to step out of the room in the middle of a
-    test?" against "You are not allowed to leave the room during a test." in the top chunk)."""
+    test?" against "You are not allowed to leave the room during a test." in the top chunk's document)."""
     pairs = [predicate[i:i + 2] for i in range(len(predicate) - 1)]
     if pairs:
         said = sum(p in best.sentence for p in pairs) >= len(pairs) * PREDICATE_SAID
-    else:  # English, from the top chunk only: a filing's "operating margins" answers no other company's margins
+    else:  # English, from the top chunk's document: a filing's "operating margins" answer no other company's
         asked, stems = asked_words(question), word_stems(best.sentence)
-        said = best.rank == 0 and bool(asked_object(question) & stems) \
+        said = best.doc_id == top_doc and bool(asked_object(question) & stems) \
             and sum(w in stems for w in asked) >= len(asked) * PREDICATE_SAID
     return YES_NO_SUPPORT * (0.5 if said else 1.0)
 

@@ -39,6 +39,7 @@ _SPACE_RE = re.compile(r"\s+")
 _TICKER_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
 _LOWER_RE = re.compile(r"[a-z]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
+_HYPHENATED_RE = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 # "when" asking a time: opening the question or a clause, after a preposition ("until when") or a verb of telling or
 # knowing ("tell me when"); elsewhere it joins a condition to the question ("What happens when the loop ends?")
 ASKING_WHEN = (r"(?:^\W*|[,;:]\s*(?:(?:and|but|so)\s+)?|\b(?:tell|know|ask|remind|sure)\b(?:\s+\w+){0,2}?\s+)"
@@ -75,8 +76,10 @@ def stem(word: str) -> str:
 
 
 def word_stems(text: str) -> frozenset[str]:
-    """The stems of a text's English words, case-folded ("Hotel rates" -> hotel, rate)."""
-    return frozenset(stem(word.lower()) for word in _LATIN_WORD_RE.findall(text))
+    """The stems of a text's English words, case-folded ("Hotel rates" -> hotel, rate), a hyphenated word's also
+    written whole ("e-mail" -> e, mail, email; "co-workers" -> co, worker, cowork)."""
+    words = [*_LATIN_WORD_RE.findall(text), *(m.replace("-", "") for m in _HYPHENATED_RE.findall(text))]
+    return frozenset(stem(word.lower()) for word in words)
 
 
 def ticker_starts(nfkc: str) -> frozenset[int]:
