@@ -38,6 +38,10 @@ FEES = "收费标准（元）：20，备注：首次申领免费"
     ("Is the museum open on Mondays?", "The shop is close to the museum.", False),  # near, not closed
     # a clause saying the thing asked as well does not merely state its opposite
     ("Can I charge a price for copies?", "You may distribute copies of free software (and charge for them).", False),
+    # every one asked, some not stated ("是不是每个…" itself says no "不是每")
+    ("是不是每个网点都能办理？", "部分网点不办理此项业务；", True),
+    ("每家银行都可以代收吗？", "部分银行没有开通代收。", True),
+    ("每家银行都可以代收吗？", "各家银行均已开通代收。", False),
 ])
 def test_free_answers_a_question_whether_one_pays(question: str, sentence: str, free: bool) -> None:
     assert says_opposite(question, sentence) is free

@@ -122,9 +122,10 @@ FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付
 OPEN_ASKED = ("开放", "营业", "开门", "办公", r"\bopen\b")
 CLOSED = ("闭馆", "关闭", "休息", "停止营业", "不开放", "不营业", "不办公", r"\bclosed\b")
 # all of a kind asked ("Are all the rooms…", "所有课程都…吗"), some of it stated ("some…, while others…", "部分…其余…")
-ALL_ASKED = (r"(?<!\bat )\ball\b(?! (?:the )?time\b)", r"\bevery\b", "所有", "全部", "一律")
+ALL_ASKED = (r"(?<!\bat )\ball\b(?! (?:the )?time\b)", r"\bevery\b", "所有", "全部", "一律", r"每[个一家位所间种]")
 SOME_ONLY = (r"\bsome\b[^.;]*\bothers?\b", r"\bnot all\b", r"\bonly some\b", "并非所有", "并非全部", "不是所有",
-             "不是全部", r"有的[^。；]*有的", r"(?<!大)部分[^。；]*(?:其他|其余|另一部分)")
+             "不是全部", "并非每", r"有的[^。；]*有的", r"(?<!大)部分[^。；]*(?:其他|其余|另一部分)",
+             r"(?<!大)部分[^。；，,]{0,12}?(?:不|没有|未)")  # "部分车站不发售": some do not
 OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY))
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
