@@ -624,6 +624,9 @@ def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -
         ["人", "队", "", ""]
     assert counted_in("家").search("成员单位已达60家") and counted_in("册").search("藏书412万册")
     assert counted_in("年").search("学制四年") and not counted_in("年").search("2014年招生")
+    # days asked in 天 are stated in 日 too, not as the day of a date
+    assert counted_in("天").search("1000千米为2日") and counted_in("日").search("三天内办结")
+    assert not counted_in("天").search("自5月2日起") and counted_in("周").search("两个星期")
     assert not counted_in("家").search("70余人参加会议")
     # English: the noun counted after "of the", a number in words
     assert asked_measure("How many of the principal authors must be listed?") == "principal"

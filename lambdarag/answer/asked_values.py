@@ -139,6 +139,10 @@ def asked_measure(question: str) -> str:
     return m.group(1) if m.group(1) not in _NOT_MEASURES else ""
 
 
+# a measure written another way for the same unit: days asked in 天 are stated in 日 as often, and the other way round
+_SAME_MEASURE = {"天": "日", "日": "天", "星期": "周", "周": "(?:个)?星期", "小时": "钟头"}
+
+
 @functools.lru_cache(maxsize=256)
 def counted_in(measure: str) -> re.Pattern[str]:
     """What a sentence answering a count in ``measure`` carries: a number in it ("60家", "412万册", "前5名", "学制四年"
@@ -151,4 +155,7 @@ def counted_in(measure: str) -> re.Pattern[str]:
         return re.compile(rf"{number}\s+(?:[A-Za-z-]+\s+){{0,2}}?[\"'“‘*_]*{re.escape(stem(measure))}", re.IGNORECASE)
     # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
     count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
+    same = _SAME_MEASURE.get(measure)
+    if same is not None:  # days asked, "1000千米为2日" answers (not the day of a date, "3月2日")
+        return re.compile(rf"{count}{re.escape(measure)}|(?<![月\d]){_COUNT}{same}")
     return re.compile(count + re.escape(measure))
