@@ -337,10 +337,10 @@ def _inside(runs: Sequence[tuple[int, int]], pos: int) -> bool:
 
 # a question asking both ways (能不能, 是不是, 有没有, 可不可以, 需不需要): it asks yes or no and names no content
 _EITHER_WAY = re.compile(r"可不可以|需不需要|应不应该|应不应当|允不允许|愿不愿意|([\u4e00-\u9fff])[不没]\1")
-# single characters that place, direct, negate, link or ask ("规定里说的", "分后去考", "网购无理由", "学习来减分",
-# "这事谁说了算"): a run of single characters they stand in is words the dictionary lacks, not one name, and they part
-# it (not 向 or 于: surnames, "向宠", "于谦")
-_FUNCTION_CHARACTERS = frozenset("里后去来无没在把被给从对和与或就都也还又才再得地着过了将及其而但则且即谁啥哪吗呢吧么")
+# single characters that place, direct, negate or link ("规定里说的", "分后去考", "网购无理由", "学习来减分"): a run of
+# single characters they stand in is words the dictionary lacks, not one name, and they part it (not 向 or 于:
+# surnames, "向宠", "于谦")
+_FUNCTION_CHARACTERS = frozenset("里后去来无没在把被给从对和与或就都也还又才再得地着过了将及其而但则且即")
 
 
 def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> list[str]:
