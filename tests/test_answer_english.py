@@ -361,6 +361,9 @@ def test_a_keyword_few_pieces_hold_weighs_more_than_one_every_piece_holds() -> N
      "Leave requests are submitted at least three business days in advance.", "The fee is $20."),
     ("How often does the project ship a new feature release?", "fact",  # a period
      "Feature releases will happen roughly every eight months.", "These releases will contain new features."),
+    ("How often are the teams supposed to meet up in person?", "fact",  # a frequency, not the budget's amount
+     "We encourage teams to get together twice each year.", "The budget for these trips is up to $1,000 per person."),
+    ("年度体检多久一次？", "fact", "教职工体检每两年一次。", "体检费用标准为每人500元。"),
 ])
 def test_asked_how_far_ahead_or_how_often_a_value_of_that_kind_answers(question: str, intent: str, answering: str,
                                                                        other: str) -> None:

@@ -52,11 +52,20 @@ DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:个)?(?:工作日|自然日)|\d+(?:\.
                       rf"|(?:\d+|{ENGLISH_NUMBER_WORD})\s*"
                       r"(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?)\b",
                       re.IGNORECASE)
+FREQUENCY_QUESTION = cue_pattern(*cues.FREQUENCY, flags=re.IGNORECASE)
+_TIMES = r"[一二两三四五六七八九十\d]+\s*次"
+FREQUENCY = re.compile(rf"\b(?:once|twice|thrice|(?:\d+|{ENGLISH_NUMBER_WORD})\s+times)\s+(?:a|an|per|each|every)\s+\w+"
+                       rf"|\bevery\s+(?:other\s+|\d+\s+|{ENGLISH_NUMBER_WORD}\s+)?"
+                       r"(?:day|week|fortnight|month|quarter|semester|term|year)s?\b"
+                       r"|\b(?:daily|weekly|fortnightly|monthly|quarterly|annually|yearly|biannually|biweekly)\b"
+                       rf"|每(?:[年月周天日季]|个月|学期|星期|学年)[^，。；,;]{{0,4}}?{_TIMES}|{_TIMES}\s*/\s*[年月周天]",
+                       re.IGNORECASE)
 # asked how long a thing is ("How long is the river?", "How long is the programme?"): a length or a duration
 _HOW_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.IGNORECASE)
 _LENGTH = re.compile(r"\d[\d,.]*\s*(?:km|kilomet(?:re|er)s?|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?"
                      r"|yards?)\b|\d+(?:\.\d+)?\s*(?:米|公尺|公里|千米|厘米|毫米|英尺|英里|海里)", re.IGNORECASE)
 _SPAN = re.compile(f"{DURATION.pattern}|{_LENGTH.pattern}", re.IGNORECASE)  # a duration or a length
+_OFTEN = re.compile(f"{FREQUENCY.pattern}|{DURATION.pattern}", re.IGNORECASE)  # a frequency or a period
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
@@ -116,6 +125,8 @@ class AskedValues:
 def asked_amount(question: str) -> re.Pattern[str]:
     """What an amount answering the question looks like: a duration asked how long ("多久", "how long does"),
     else a number in the measure it names, else any amount."""
+    if FREQUENCY_QUESTION.search(question):  # "twice each year", "every eight months", "每月一次"
+        return _OFTEN
     if DURATION_QUESTION.search(question):
         return DURATION
     if _HOW_LONG_IS.search(question):

@@ -51,6 +51,8 @@ AMOUNT_EN = ("how (?:much|many|long|often)",
 DURATION = ("多久", "多长时间", "多少时间", "多长期限")
 DURATION_EN = (r"\bhow long (?:does|do|did|will|would|can|could|should|must|has|have|had)\b", *LEAD_TIME_EN,
                r"\bhow often\b")  # a period: "every eight months"
+# asked how often: answered by a frequency ("twice each year", "每月一次"), a period failing that
+FREQUENCY = ("多久一次", "多长时间一次", "频率", "频次", r"\bhow often\b", r"\bhow frequently\b")
 DURATION_FIELDS = ("时限", "期限", "时长", "周期", r"\bperiod\b", r"\bduration\b", r"\btime limit\b")  # its labels
 
 # A question asking for a table cell rather than a row: amounts, dates and contact details.
