@@ -1,5 +1,5 @@
-"""Document ingestion: extract raw files (PDF, DOCX, PPTX, XLSX, Markdown, TXT, HTML, CSV,
-JSONL) into structured records, chunk them heading-aware, incrementally and failure-tolerantly.
+"""Document ingestion: extract raw files (PDF, DOCX, PPTX, XLSX, Markdown, reStructuredText, TXT, HTML,
+CSV, JSONL) into structured records, chunk them heading-aware, incrementally and failure-tolerantly.
 
     report = extract_domain(domain.raw_dir, domain.processed_dir, IngestSettings())
     chunks = load_chunks(domain.processed_dir)

@@ -35,6 +35,8 @@ EXTENSIONS = {
     ".markdown": "md",
     ".txt": "txt",
     ".text": "txt",
+    ".rst": "rst",
+    ".rest": "rst",
     ".html": "html",
     ".htm": "html",
     ".csv": "csv",
@@ -42,7 +44,7 @@ EXTENSIONS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
-TEXT_KINDS = frozenset({"md", "txt", "html", "csv", "jsonl"})
+TEXT_KINDS = frozenset({"md", "txt", "rst", "html", "csv", "jsonl"})
 BINARY_KINDS = frozenset({"pdf", "docx", "pptx", "xlsx"})
 _LEGACY_OFFICE = {".doc": ".docx", ".xls": ".xlsx", ".ppt": ".pptx", ".wps": ".docx", ".et": ".xlsx"}
 _OOXML_PARTS = (("word/document.xml", "docx"), ("ppt/presentation.xml", "pptx"), ("xl/workbook.xml", "xlsx"))
@@ -87,7 +89,7 @@ def detect(path: Path, settings: IngestSettings) -> Detected:
     with path.open("rb") as handle:
         head = handle.read(8192)
     content = _sniff(path, head, settings)
-    if content == "text" and expected in ("md", "txt") and _HTML_PAGE.match(head):
+    if content == "text" and expected in ("md", "txt", "rst") and _HTML_PAGE.match(head):
         return Detected("html", f"content is an HTML page but extension is {suffix}")  # a page saved under .md
     if content.startswith("image:"):
         return Detected("image", image_type=content.split(":", 1)[1])

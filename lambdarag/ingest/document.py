@@ -135,7 +135,7 @@ class Document:
     doc_id: str
     title: str
     source: str  # the raw file, relative to raw/
-    format: str  # pdf, docx, pptx, xlsx, md, txt, html, csv, jsonl
+    format: str  # pdf, docx, pptx, xlsx, md, rst, txt, html, csv, jsonl
     blocks: tuple[Block, ...] = ()
     sections: tuple[Section, ...] = ()
     pages: int = 0  # pages, slides or sheets

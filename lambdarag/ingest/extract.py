@@ -13,6 +13,7 @@ from lambdarag.ingest.docx_reader import extract_docx
 from lambdarag.ingest.html_reader import extract_html
 from lambdarag.ingest.pdf_reader import extract_pdf
 from lambdarag.ingest.pptx_reader import extract_pptx
+from lambdarag.ingest.rst_reader import extract_rst
 from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.text_formats import extract_csv, extract_jsonl, extract_markdown, extract_txt
 from lambdarag.ingest.xlsx_reader import extract_xlsx
@@ -26,6 +27,7 @@ READERS: dict[str, Reader] = {
     "xlsx": extract_xlsx,
     "md": extract_markdown,
     "txt": extract_txt,
+    "rst": extract_rst,
     "html": extract_html,
     "csv": extract_csv,
     "jsonl": extract_jsonl,
