@@ -94,6 +94,8 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
     ("挂失的手续费是多少？", "amount"),
     ("补办需要什么手续？", "steps"),
     ("明天再来取件，行不行？", "yesno"),
+    ("单位不给缴社保，我能找哪个部门反映？", "authority"),  # which body one turns to, not a place or a phone
+    ("Which office handles transcript requests?", "authority"),
     ("我下周一再交，行吗？", "yesno"),
     ("银行卡能办吗？", "yesno"),
 ])
@@ -1425,3 +1427,16 @@ def test_a_rule_saying_a_thing_cannot_be_done_answers_no() -> None:
     question = "我的账号已经注销了，还能变更实名认证吗？"
     answer = extractive_answer(question, one_doc("账号说明", text), "fact", {}, Tokenizer().keywords(question))
     assert answer.startswith("不能[1]。已注销的账号无法"), answer
+
+
+def test_asked_which_body_the_sentence_sending_one_to_a_body_answers() -> None:
+    need = question_need("单位不给缴社保，我能找哪个部门反映？")
+    assert evidence_bonus(need, "用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉、举报。") > 0
+    assert evidence_bonus(need, "由社会保险经办机构负责受理。") > 0 and evidence_bonus(need, "社保每月缴纳一次。") == 0
+    english = question_need("Which office handles transcript requests?")
+    assert evidence_bonus(english, "Transcript requests are handled by the Registrar's office.") > 0
+    text = ("用人单位应当按时足额缴纳社会保险费。\n社会保险费缴费基数每年调整一次。\n"
+            "用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉、举报。")
+    question = "单位不给缴社保，我能找哪个部门反映？"
+    answer = extractive_answer(question, one_doc("社会保险办事指南", text), "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉"), answer

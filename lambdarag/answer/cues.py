@@ -189,6 +189,17 @@ MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请�
                    r"(?<![保验论认查签])证(?=[、，,；;及和与或])")  # a card listed with others: "住院证、身份证…"
 STEPS_MARKS = (r"第[一二三四五六七八九十\d]+步", "首先", "然后", "之后", "最后", r"(?:^|\s)\d+[.、]", r"[（(]\d+[)）]",
                "step", "first,", "then")
+# asks which body handles it or to which one turns ("找哪个部门反映", "由什么机构审批", "which office…"): answered
+# by the body a sentence sends one to or makes responsible, not by any place or phone number
+AUTHORITY = (r"(?:哪个|哪一个|哪家|哪级)(?:部门|单位|机构|机关|科室|组织|办公室)", r"什么(?:部门|机构|机关)",
+             r"\b(?:which|what) (?:office|department|agency|authority|team|unit|body|committee|board)\b")
+_BODY = r"(?:部门|机关|机构|单位|政府|中心|委员会|办公室|办公厅|法院|[处局科所站])"
+AUTHORITY_MARKS = (rf"向[^，。；,;]{{2,24}}?{_BODY}\s*(?:提出|投诉|举报|申请|反映|申诉|咨询|报告|报送|备案|提交|申报)",
+                   rf"由[^，。；,;]{{2,24}}?{_BODY}\s*(?:负责|受理|审核|审批|决定|办理|核发|组织)",
+                   rf"{_BODY}\s*(?:负责|受理)",
+                   r"\b(?:contact|submit(?:ted)? (?:it |them )?to|report(?:ed)? (?:it )?to|write to|reach out to"
+                   r"|handled by|reviewed by|approved by|managed by|responsible for)\b[^.;]{0,40}?"
+                   r"\b(?:office|department|agency|authority|team|committee|desk|registrar|board|council)\b")
 # the section headings whose sentences meet a need ("五、申报方式" holds how to apply, "四、申报时间" when)
 SECTION_NEEDS = {
     "steps": ("流程", "步骤", "程序", "(?<!联系)方式", "途径", "渠道", "手续(?!费)", r"\bprocedures?\b", r"\bhow to\b"),
@@ -198,6 +209,7 @@ SECTION_NEEDS = {
     "amount": ("标准", "金额", "额度", "费用", "价格", "时限", "期限", "时长", r"\bamounts?\b", r"\brates?\b",
                r"\bfees?\b", r"\bcosts?\b", r"\bprices?\b", r"\bcharges?\b"),
     "contact": ("联系", "咨询", r"\bcontacts?\b"),
+    "authority": ("主管部门", "受理部门", "受理机构", "负责部门", "办理机构"),
     "place": ("地点", "地址", r"\blocations?\b", r"\baddress\b"),
 }
 # what someone is in charge of: a directory's duties, not a list of anything

@@ -22,8 +22,8 @@ from lambdarag.text.english import stem
 from lambdarag.text.people import person_names
 from lambdarag.text.tokenizer import has_cjk, stopwords, words
 
-NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "place", "date", "amount", "conditions", "reason",
-              "definition", "steps", "compare", "list", "general")
+NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "authority", "place", "date", "amount", "conditions",
+              "reason", "definition", "steps", "compare", "list", "general")
 NEED_BONUS = 0.15  # score a sentence gains for carrying what the need asks for (a place, a reason, a phone…)
 PLACE_STATED_BONUS = 0.1  # and a "where" answer more when it states where ("位于…", "生于…"), not just names a place
 BARE = "是否"  # the modal of a yes/no question without one ("…收费吗"): answered 是 / 否
@@ -36,6 +36,7 @@ _CUES: dict[str, re.Pattern[str]] = {
     "contact": cue_pattern(*cues.CONTACT, *cues.CONTACT_EN, flags=re.IGNORECASE),
     "person": cue_pattern(*cues.PERSON, *cues.PERSON_EN, flags=re.IGNORECASE),
     "duties": cue_pattern(*cues.DUTIES, *cues.DUTIES_EN, flags=re.IGNORECASE),
+    "authority": cue_pattern(*cues.AUTHORITY, flags=re.IGNORECASE),
     "place": cue_pattern(*cues.PLACE, *cues.PLACE_EN, flags=re.IGNORECASE),
     "date": cue_pattern(*cues.DATE, *cues.DEADLINE, *cues.DATE_EN, flags=re.IGNORECASE),
     "amount": cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, *cues.LEAD_TIME_EN, flags=re.IGNORECASE),
@@ -48,12 +49,13 @@ _CUES: dict[str, re.Pattern[str]] = {
 }
 # the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, "哪些人可以申请" conditions,
 # not a list; "材料交到哪里" asks where)
-_ORDER = ("contact", "person", "duties", "place", "materials", "date", "amount", "reason", "definition", "steps",
-          "compare", "conditions", "list")
+_ORDER = ("contact", "person", "duties", "authority", "place", "materials", "date", "amount", "reason", "definition",
+          "steps", "compare", "conditions", "list")
 # what a sentence meeting the need carries; dates and amounts are scored in answer/sentences.py already
 _EVIDENCE: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS_MARKS, flags=re.IGNORECASE),
     "contact": cue_pattern(*cues.CONTACT_MARKS),
+    "authority": cue_pattern(*cues.AUTHORITY_MARKS, flags=re.IGNORECASE),
     "place": cue_pattern(*cues.PLACE_MARKS),
     "conditions": cue_pattern(*cues.CONDITIONS_MARKS, flags=re.IGNORECASE),
     "reason": cue_pattern(*cues.REASON_MARKS, flags=re.IGNORECASE),
