@@ -470,3 +470,14 @@ def test_a_hyphenated_word_of_the_evidence_says_the_question_word_written_whole(
                                "email from the hotel?", p, "fact", {},
                                ["booked", "room", "hotel", "link", "expecting", "confirmation", "email"])
     assert answer.startswith("No[2]. However, you will not receive an e-mail"), answer
+
+
+def test_a_step_naming_what_is_asked_states_no_rule_for_a_yes_or_no() -> None:
+    p = handbook("Journal changes > Title changes", "Send us the old title and the date of the change. Log into your "
+                 "account and go to your publisher dashboard. The review takes about two weeks.")
+    question = ("Our journal changed its name and got a new ISSN last month. Can I just change both with the Update "
+                "button on the publisher dashboard?")
+    keywords = ["journal", "changed", "name", "got", "new", "issn", "last", "month", "change", "both", "update",
+                "button", "publisher", "dashboard"]
+    answer = extractive_answer(question, p, "fact", {}, keywords)
+    assert answer.startswith("Not stated"), answer

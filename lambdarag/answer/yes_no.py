@@ -74,9 +74,11 @@ def _floor(best: Scored, predicate: str, question: str, top_doc: str | None) -> 
     pairs = [predicate[i:i + 2] for i in range(len(predicate) - 1)]
     if pairs:
         said = sum(p in best.sentence for p in pairs) >= len(pairs) * PREDICATE_SAID
-    else:  # English, from the top chunk's document: a filing's "operating margins" answer no other company's
+    else:  # English: a rule (may, must, not…) of the top chunk's document; a filing's "operating margins" answer no
+        # other company's, a step ("Go to your dashboard") says nothing of what one may do there
         asked, stems = asked_words(question), word_stems(best.sentence)
-        said = best.doc_id == top_doc and bool(asked_object(question) & stems) \
+        said = best.doc_id == top_doc and _RULE_EN.search(best.sentence) is not None \
+            and bool(asked_object(question) & stems) \
             and sum(w in stems for w in asked) >= len(asked) * PREDICATE_SAID
     return YES_NO_SUPPORT * (0.5 if said else 1.0)
 
