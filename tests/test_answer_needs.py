@@ -1433,6 +1433,7 @@ def test_asked_which_body_the_sentence_sending_one_to_a_body_answers() -> None:
     need = question_need("单位不给缴社保，我能找哪个部门反映？")
     assert evidence_bonus(need, "用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉、举报。") > 0
     assert evidence_bonus(need, "由社会保险经办机构负责受理。") > 0 and evidence_bonus(need, "社保每月缴纳一次。") == 0
+    assert evidence_bonus(need, "他所负责的工作包括社保缴纳。") == 0  # 所 of "所负责的" is no body
     english = question_need("Which office handles transcript requests?")
     assert evidence_bonus(english, "Transcript requests are handled by the Registrar's office.") > 0
     text = ("用人单位应当按时足额缴纳社会保险费。\n社会保险费缴费基数每年调整一次。\n"

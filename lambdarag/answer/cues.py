@@ -196,7 +196,7 @@ AUTHORITY = (r"(?:哪个|哪一个|哪家|哪级)(?:部门|单位|机构|机关|
 _BODY = r"(?:部门|机关|机构|单位|政府|中心|委员会|办公室|办公厅|法院|[处局科所站])"
 AUTHORITY_MARKS = (rf"向[^，。；,;]{{2,24}}?{_BODY}\s*(?:提出|投诉|举报|申请|反映|申诉|咨询|报告|报送|备案|提交|申报)",
                    rf"由[^，。；,;]{{2,24}}?{_BODY}\s*(?:负责|受理|审核|审批|决定|办理|核发|组织)",
-                   rf"{_BODY}\s*(?:负责|受理)",
+                   r"(?:部门|机关|机构|单位|中心|委员会|办公室|[处局科站])\s*(?:负责|受理)",  # not "他所负责的"
                    r"\b(?:contact|submit(?:ted)? (?:it |them )?to|report(?:ed)? (?:it )?to|write to|reach out to"
                    r"|handled by|reviewed by|approved by|managed by|responsible for)\b[^.;]{0,40}?"
                    r"\b(?:office|department|agency|authority|team|committee|desk|registrar|board|council)\b")
