@@ -51,6 +51,11 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
                 max_chars=3500)
 
 
+def answered(question: str, title: str, text: str) -> str:
+    """The extractive answer to ``question`` from one document, with the question's own keywords."""
+    return extractive_answer(question, one_doc(title, text), "fact", {}, Tokenizer().keywords(question))
+
+
 @pytest.mark.parametrize(("question", "kind"), [
     ("出差报销需要哪些材料？", "materials"),
     ("那它的办理流程呢？", "steps"),
@@ -1413,19 +1418,19 @@ def test_a_yes_no_is_read_from_the_rule_not_from_a_worked_example_saying_the_sam
     text = ("举例说明：用户甲购买了一张12个月的年卡，购买时未使用代金券，使用三个月后退卡。\n"
             "年卡只能使用账户余额购买，不支持代金券购买。")
     question = "体育馆的年卡能不能用代金券来买？"
-    answer = extractive_answer(question, one_doc("体育馆年卡说明", text), "fact", {}, Tokenizer().keywords(question))
+    answer = answered(question, "体育馆年卡说明", text)
     assert answer.startswith("不能[1]。年卡只能使用账户余额购买"), answer
     text = ("例如：您于3月1日开通按小时计费的场地，计费周期为一小时，系统每小时预扣下一小时的费用。\n"
             "按小时计费的用户可自主变更计费方式为月付或者年付。")
     question = "按小时计费的场地，之后可不可以改成按月或者按年付费？"
-    answer = extractive_answer(question, one_doc("场地计费说明", text), "fact", {}, Tokenizer().keywords(question))
+    answer = answered(question, "场地计费说明", text)
     assert answer.startswith("可以[1]。按小时计费的用户可自主变更"), answer
 
 
 def test_a_rule_saying_a_thing_cannot_be_done_answers_no() -> None:
     text = "已注销的账号无法进行实名认证变更，如需变更请先恢复账号。"
     question = "我的账号已经注销了，还能变更实名认证吗？"
-    answer = extractive_answer(question, one_doc("账号说明", text), "fact", {}, Tokenizer().keywords(question))
+    answer = answered(question, "账号说明", text)
     assert answer.startswith("不能[1]。已注销的账号无法"), answer
 
 
@@ -1439,5 +1444,5 @@ def test_asked_which_body_the_sentence_sending_one_to_a_body_answers() -> None:
     text = ("用人单位应当按时足额缴纳社会保险费。\n社会保险费缴费基数每年调整一次。\n"
             "用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉、举报。")
     question = "单位不给缴社保，我能找哪个部门反映？"
-    answer = extractive_answer(question, one_doc("社会保险办事指南", text), "fact", {}, Tokenizer().keywords(question))
+    answer = answered(question, "社会保险办事指南", text)
     assert answer.startswith("用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉"), answer
