@@ -93,7 +93,7 @@ _IN_OBJECT_EN = re.compile(r"\b(?:for|of|in|on|at|by|to|with|from|under|about)\s
                            r"[\w'-]+\s+or\b", re.IGNORECASE)
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能", "行不行": "可以", "行": "可以"}
-_ASKED_BOTH_WAYS = re.compile(cues.YES_NO[1])  # 要不要, 能不能…
+_ASKED_BOTH_WAYS = re.compile(cues.ASKED_BOTH_WAYS)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PLACE_STATED = cue_pattern(*cues.PLACE_STATED, flags=re.IGNORECASE)
 _ORIGIN = cue_pattern(*cues.ORIGIN)

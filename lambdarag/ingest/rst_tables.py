@@ -32,7 +32,11 @@ _DELIMITERS = {"tab": "\t", "space": " "}
 
 def width(text: str) -> int:
     """Display columns of ``text``: a wide (CJK) character takes two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return sum(2 if _wide(ch) else 1 for ch in text)
+
+
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in "WF"
 
 
 def is_grid_rule(line: str) -> bool:
@@ -138,7 +142,7 @@ def _count(value: str) -> int:
 
 def _columns(line: str) -> str:
     """``line`` with a pad after each wide character: its character positions are its display columns."""
-    return "".join(f"{char}{_PAD}" if unicodedata.east_asian_width(char) in "WF" else char for char in line)
+    return "".join(f"{char}{_PAD}" if _wide(char) else char for char in line)
 
 
 def _unpad(text: str) -> str:
