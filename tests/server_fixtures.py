@@ -187,11 +187,15 @@ class Gunicorn:
                 pids.add(headers.get("X-Worker-Pid", ""))
                 if len(pids) >= workers:
                     return
+            time.sleep(0.05)
         raise RuntimeError(f"gunicorn did not become ready in {timeout} s:\n{self.log()}")
 
     def log(self) -> str:
+        """The log's last 4000 characters, without the health checks' access lines (wait_ready's polling would
+        push a worker's boot traceback out of them)."""
         self._log.flush()
-        return self.log_file.read_text(encoding="utf-8", errors="replace")[-4000:]
+        lines = self.log_file.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        return "".join(line for line in lines if '"GET /healthz ' not in line)[-4000:]
 
     def signal(self, sig: int) -> None:
         self.proc.send_signal(sig)

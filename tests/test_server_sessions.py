@@ -113,3 +113,22 @@ def test_processes_share_one_session(tmp_path: Path) -> None:
     assert len(turns) == 75
     assert [t.seq for t in turns] == list(range(1, 76))
     store.close()
+
+
+def test_a_fresh_file_another_connection_writes_opens_once_the_write_ends(tmp_path: Path) -> None:
+    # two gunicorn workers booting on a fresh sessions file: SQLite refuses the switch to WAL at once (no busy
+    # handler) while the other connection holds any lock, which made one worker exit "failed to boot"
+    path = tmp_path / "s.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE held (a)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO held VALUES (1)")  # the write lock of a database still in rollback-journal mode
+    release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    release.start()
+    store = SessionStore(path)
+    release.join()
+    store.add_turn("s", "r1", "q", "q", "a")
+    assert [t.request_id for t in store.turns("s")] == ["r1"]
+    assert store._connect().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()
+    other.close()

@@ -59,6 +59,25 @@ CREATE INDEX IF NOT EXISTS traces_by_session ON traces (session_id, created);
 """
 
 
+def _switch_to_wal(conn: sqlite3.Connection) -> None:
+    """Put the database in WAL mode, waiting out another process's lock.
+
+    Switching the journal mode needs the database to itself, and SQLite reports "database is locked"
+    at once, without calling the busy handler, while any other connection reads or writes it: two
+    gunicorn workers opening a fresh sessions file together made one fail to boot. WAL mode is a
+    property of the file, so once one connection has switched it the others' switch is a no-op.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def new_session_id() -> str:
     """A fresh random session id."""
     return uuid.uuid4().hex
@@ -107,7 +126,7 @@ class SessionStore:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                    check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode=WAL")
+            _switch_to_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives process crashes
             self._local.conn = conn
             with self._lock:
