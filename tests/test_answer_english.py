@@ -481,3 +481,21 @@ def test_a_step_naming_what_is_asked_states_no_rule_for_a_yes_or_no() -> None:
                 "button", "publisher", "dashboard"]
     answer = extractive_answer(question, p, "fact", {}, keywords)
     assert answer.startswith("Not stated"), answer
+
+
+def test_a_purpose_told_after_what_a_yes_no_asks_is_not_what_it_asks() -> None:
+    from lambdarag.answer.needs import asked_object, asked_words
+
+    question = ("We plan to fund two storage servers for the cluster. Would that give our group its own dedicated "
+                "partition so our backups never queue?")
+    assert asked_words(question) == ["give", "group", "dedic", "partit"]
+    assert asked_object(question) == {"dedic", "partit"}
+    assert asked_words("Can I bring my dog so that it can play?") == ["bring", "dog"]
+    assert asked_words("Is it so expensive?") == ["expens"]  # "so" with no clause after it is no purpose
+    p = handbook("Storage > Purchases", "Funding servers for the cluster does not give you a dedicated partition. "
+                 "Backups of every group run in one shared window each night, which is scheduled by the operators "
+                 "of the cluster.")
+    answer = extractive_answer(question, p, "fact", {},
+                               ["plan", "fund", "storage", "servers", "cluster", "give", "group", "dedicated",
+                                "partition", "backups", "queue"])
+    assert answer.startswith("No[1]. Funding servers for the cluster does not give you a dedicated partition"), answer

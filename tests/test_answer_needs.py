@@ -1446,3 +1446,12 @@ def test_asked_which_body_the_sentence_sending_one_to_a_body_answers() -> None:
     question = "单位不给缴社保，我能找哪个部门反映？"
     answer = answered(question, "社会保险办事指南", text)
     assert answer.startswith("用人单位未按时足额缴纳的，职工可以向社会保险行政部门投诉"), answer
+
+
+def test_a_one_character_predicate_is_said_by_a_rule_holding_it() -> None:
+    text = ("东校区与西校区之间有班车，每日往返四次，凭校园卡乘坐。\n"
+            "- 西校区：禁止骑行电动车和摩托车，允许使用自行车。\n"
+            "- 东校区：允许骑行自行车，电动车须在保卫处登记。")
+    question = "我大一住西校区，打算买辆电动车上课用，在校区里能骑吗？"
+    answer = answered(question, "新生入学问答", text)
+    assert answer.startswith("不能[1]。- 西校区：禁止骑行电动车"), answer

@@ -80,6 +80,7 @@ _YES_NO_EN = re.compile(r"\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORE
 # where an English question's asking clause may start after what sets it up: a sentence before it ("I didn't use it
 # all. Can I…"), or a comma after a leading phrase ("If I can't go, can I…", "In the course, can I…")
 _CLAUSE_START_EN = re.compile(r"[.;:]\s+|,\s*")
+_PURPOSE_EN = cue_pattern(*cues.PURPOSE_EN, flags=re.IGNORECASE)
 _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
 _OPEN_WORD = cue_pattern(*cues.OPEN_QUESTION, flags=re.IGNORECASE)  # "哪些/什么…吗" is not a yes/no question
@@ -214,13 +215,17 @@ def yes_no_predicate(question: str, modal: str) -> str:
 def asked_words(question: str) -> list[str]:
     """The stems of an English question's content words up to its question mark, in order, from the clause its
     auxiliary asks with ("Am I allowed to step out of the room…?" -> allow, step, room…; "My loan is almost up. Can I
-    renew it for a week?" -> renew, week; the whole question where that clause names one thing at most: "Is that
-    allowed?"); empty for a Chinese question."""
+    renew it for a week?" -> renew, week), up to a purpose told after them ("…give our lab its own private queue so
+    our jobs never wait?" -> give, lab, private, queue); the whole question where that clause names one thing at most
+    ("Is that allowed?"); empty for a Chinese question."""
     if not is_english(question):
         return []
     first = re.split(r"[?？]", question, maxsplit=1)[0]
     asking = _asking_auxiliary_en(first)
-    words = _content_stems(first[asking.start():] if asking is not None else first)
+    clause = first[asking.start():] if asking is not None else first
+    purpose = _PURPOSE_EN.search(clause)
+    asked = _content_stems(clause[:purpose.start()]) if purpose is not None else []
+    words = asked if len(asked) > 1 else _content_stems(clause)  # "…private queue so our jobs never wait?"
     return words if len(words) > 1 else _content_stems(first)  # "…organise the offsite. Is that allowed?"
 
 

@@ -68,12 +68,15 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
 
 def _floor(best: Scored, predicate: str, question: str, top_doc: str | None) -> float:
     """The score the support needs: half when it says much of the predicate asked in the question's own words (a
-    third of its character pairs: "无理由退卡" in "不适用无理由退卡", not the 门店 of "带朋友进门店"; in English a third
-    of the question's words, one of them what it asks last: "Am I allowed to step out of the room in the middle of a
+    third of its character pairs: "无理由退卡" in "不适用无理由退卡", not the 门店 of "带朋友进门店"; its one
+    character in a rule of the top chunk's document: "骑" in "禁止骑行电动车"; in English a third of the
+    question's words, one of them what it asks last: "Am I allowed to step out of the room in the middle of a
     test?" against "You are not allowed to leave the room during a test." in the top chunk's document)."""
     pairs = [predicate[i:i + 2] for i in range(len(predicate) - 1)]
     if pairs:
         said = sum(p in best.sentence for p in pairs) >= len(pairs) * PREDICATE_SAID
+    elif predicate:  # one character ("…能骑吗"): said by a rule of the top chunk's document ("禁止骑行…")
+        said = best.doc_id == top_doc and predicate in best.sentence and _RULE.search(best.sentence) is not None
     else:  # English: a rule (may, must, not…) of the top chunk's document; a filing's "operating margins" answer no
         # other company's, a step ("Go to your dashboard") says nothing of what one may do there
         asked, stems = asked_words(question), word_stems(best.sentence)
