@@ -58,6 +58,9 @@ class RandomEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_passages([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_passages(texts)
+
 
 def base_texts() -> list[str]:
     """~300-character pieces of the DomainRAG passages, else runs of jieba dictionary words."""

@@ -54,6 +54,9 @@ class RandomEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_passages([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_passages(texts)
+
 
 def ruc_passages() -> list[dict[str, Any]]:
     """domainrag_ruc passages, or [] when ../shared/evaldata is absent."""

@@ -30,6 +30,13 @@ def iterate(items: Iterable[T], progress: bool | None, desc: str, unit: str) -> 
     return bar
 
 
+def duration(seconds: float) -> str:
+    """A time left as a person reads it: 45s, 3m05s, 1h20m."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
 def stderr_line(text: str) -> None:
     """Print one line on stderr at once (a log file sees it while the step runs)."""
     print(text, file=sys.stderr, flush=True)

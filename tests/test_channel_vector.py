@@ -15,6 +15,7 @@ from fake_openai import FakeOpenAI
 
 from lambdarag.channels import vector
 from lambdarag.channels.manifest import read_manifest
+from lambdarag.channels.vector_background import background_questions, read_background
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
 from lambdarag.models.embeddings import local_available
@@ -68,15 +69,26 @@ def domain(tmp_path: Path, fake: FakeOpenAI) -> Domain:
     return write_instance(init_domain("campus", tmp_path), fake.base_url)
 
 
+BACKGROUND = {q for questions in background_questions().values() for q in questions}
+
+
+def passage_requests(fake: FakeOpenAI) -> list[list[str]]:
+    """The embeddings requests of passages (the build also embeds the background questions, in their own)."""
+    return [r.body["input"] for r in fake.requests_to("/v1/embeddings") if not set(r.body["input"]) <= BACKGROUND]
+
+
 def embedded_texts(fake: FakeOpenAI) -> list[str]:
-    return [text for r in fake.requests_to("/v1/embeddings") for text in r.body["input"]]
+    return [text for inputs in passage_requests(fake) for text in inputs]
 
 
 def test_search_finds_the_chunk_and_vectors_are_memory_mapped(domain: Domain, fake: FakeOpenAI) -> None:
     chunks = make_chunks()
     result = vector.build(domain, chunks, progress=False)
     assert (result.channel, result.items, result.reused) == ("vector", 6, 0)
-    assert len(fake.requests_to("/v1/embeddings")) == 3  # 6 chunks, batch_size 2
+    assert len(passage_requests(fake)) == 3  # 6 chunks, batch_size 2
+    background = [r.body["input"] for r in fake.requests_to("/v1/embeddings") if set(r.body["input"]) <= BACKGROUND]
+    assert sorted(q for inputs in background for q in inputs) == sorted(BACKGROUND)  # batched, each once
+    assert all(len(inputs) <= 2 for inputs in background)
     channel = vector.load(domain, chunks)
     assert isinstance(channel.vectors, np.memmap)
     hits = channel.search("图书馆的开放时间", 3)
@@ -92,6 +104,7 @@ def test_search_finds_the_chunk_and_vectors_are_memory_mapped(domain: Domain, fa
     np.testing.assert_allclose(np.linalg.norm(stored, axis=1), 1.0, atol=1e-5)
     ids = json.loads((domain.index_dir / "vector" / "ids.json").read_text(encoding="utf-8"))
     assert ids == [c.chunk_id for c in chunks]
+    assert channel.background == read_background(domain.index_dir / "vector") and channel.background is not None
 
 
 def test_rebuild_embeds_only_new_or_changed_chunks(domain: Domain, fake: FakeOpenAI) -> None:
@@ -125,7 +138,7 @@ def test_interrupted_build_resumes_without_redoing_finished_batches(tmp_path: Pa
             vector.build(domain, chunks, progress=False)
         with pytest.raises(IndexMismatchError, match="missing"):
             vector.load(domain, chunks)  # nothing half-built was published
-        done = [t for r in server.requests_to("/v1/embeddings")[:1] for t in r.body["input"]]
+        done = passage_requests(server)[0]
         server.fail_next = []
         server.requests.clear()
         result = vector.build(domain, chunks, progress=False)

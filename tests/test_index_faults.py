@@ -34,7 +34,7 @@ FILES = {
                  "subject/bm25.json", "subject/doc_len.npy", "subject/indices.npy", "subject/indptr.npy",
                  "subject/vocab.npy", "subject/vocab_ptr.npy", "subject/vocab_slots.npy", "subject/weights.npy",
                  "vocab.npy", "vocab_ptr.npy", "vocab_slots.npy", "weights.npy"],
-    "vector": ["ids.json", "manifest.json", "vectors.npy"],
+    "vector": ["background.json", "ids.json", "manifest.json", "vectors.npy"],
     "graph": ["aliases.json", "chunk_ids.npy", "chunk_ids_ptr.npy", "graph-arrays.json", "graph.json", "manifest.json",
               "mention_chunk.npy", "mention_ptr.npy", "named_node.npy", "named_ptr.npy", "neighbour_inverse.npy",
               "neighbour_node.npy", "neighbour_ptr.npy", "neighbour_relation.npy", "neighbour_weight.npy",

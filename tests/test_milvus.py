@@ -17,11 +17,12 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from fake_openai import FakeOpenAI
 from milvus_fixtures import LiteServer, milvus_domain, milvus_instance, rebuild, reopen
 from server_fixtures import NEW_DOC, ROOT, free_port
-from test_channel_vector import DIM, char_bag
+from test_channel_vector import BACKGROUND, DIM, char_bag
 
 from lambdarag.channels import load_channels
 from lambdarag.channels.milvus_bm25 import MilvusBM25Channel
@@ -94,6 +95,14 @@ def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain) 
     # /readyz's view of the server, probed
     health = kb.health()
     assert health["degraded"] is False and health["services"]["bm25"]["state"] == "ok"
+    # the background of everyday questions, each searched in the collection: the not-found line's dense reading
+    background = kb.channels["vector"].background
+    assert background is not None and health["off_topic_check"] == "ready"
+    vectors = np.array([char_bag(c.index_text) for c in kb.chunks.values()], dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    exact = sorted(float(np.max(vectors @ (v / np.linalg.norm(v)))) for v in (
+        np.array(char_bag(q), dtype=np.float32) for q in sorted(BACKGROUND) if not q.isascii()))
+    np.testing.assert_allclose(background.scores["zh"], exact, atol=1e-4)
     assert (domain.index_dir / "milvus-bm25" / "terms.txt").is_file()
     assert not (domain.index_dir / "bm25").exists() and not (domain.index_dir / "vector").exists()
 
@@ -101,6 +110,13 @@ def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain) 
 def in_place(domain: Domain) -> Domain:
     """The domain with incremental: always (milvus-lite's ``auto`` writes a fresh collection instead)."""
     return reopen(domain, domain.instance_file.read_text(encoding="utf-8") + "    incremental: always\n")
+
+
+def passages_sent(fake: FakeOpenAI, since: int) -> list[str]:
+    """The passages embedded by requests after the first ``since`` (not the background questions, which every build
+    searches in the collection it wrote: channels/vector_background.py)."""
+    texts = [t for r in fake.requests_to("/v1/embeddings")[since:] for t in r.body["input"]]
+    return [t for t in texts if t not in BACKGROUND]
 
 
 def test_incremental_build_upserts_changed_rows_and_deletes_removed_ones(domain: Domain, fake: FakeOpenAI) -> None:
@@ -119,7 +135,7 @@ def test_incremental_build_upserts_changed_rows_and_deletes_removed_ones(domain:
     assert {c: after[c]["hash"] for c in unchanged} == {c: before[c]["hash"] for c in unchanged}
     assert f"{len(new_ids)} upserted" in summaries[1] and "deleted" in summaries[1]
     # only the new document's passages were embedded: the vector cache served the rest
-    sent = [t for r in fake.requests_to("/v1/embeddings")[embedded:] for t in r.body["input"]]
+    sent = passages_sent(fake, embedded)  # the build also embeds the background questions, as queries
     assert len(sent) == len(new_ids) and all("校园卡" in t for t in sent)
     kb = KnowledgeBase.load(domain)
     # found, though not ranked first: milvus-lite scores the upserted row with its own segment's BM25 statistics
@@ -138,7 +154,7 @@ def test_auto_on_milvus_lite_writes_a_changed_corpus_to_a_fresh_collection(domai
     assert "alias switched" in rebuild(domain)[1]
     second = current_collection(cl, where.alias)
     assert first is not None and second is not None and second[0] != first[0]
-    assert len(fake.requests_to("/v1/embeddings")) - embedded == 1  # the cache served every other passage
+    assert len(passages_sent(fake, embedded)) == 1  # the cache served every other passage
     kb = KnowledgeBase.load(domain)
     assert docs_of(kb.channels["bm25"].search("校园卡单次充值上限", 3))[0] == "校园卡充值"
 

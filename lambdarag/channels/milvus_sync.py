@@ -143,12 +143,15 @@ def _write(domain: Domain, cl: Any, pymilvus: Any, params: dict[str, Any], scala
 
 
 def publish_manifest(domain: Domain, channel: str, chunks: Sequence[Chunk], synced: Synced,
-                     checked: dict[str, Any]) -> None:
-    """index/<channel>: the manifest (``checked``: what load compares with the config) and the dictionary."""
+                     checked: dict[str, Any], extra: Callable[[Path], None] | None = None) -> None:
+    """index/<channel>: the manifest (``checked``: what load compares with the config), the dictionary, and what
+    ``extra`` writes into the folder."""
     where = target(domain)
 
     def write(folder: Path) -> Manifest:
         (folder / TERMS_FILE).write_text("".join(f"{t}\n" for t in synced.terms), encoding="utf-8")
+        if extra is not None:
+            extra(folder)
         report = synced.report
         return Manifest(
             channel=channel,

@@ -8,18 +8,21 @@ built with another embedder or from other chunks, and a collection with other ve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lambdarag.channels.base import BuildResult
+from lambdarag.channels.manifest import reading
 from lambdarag.channels.milvus_rows import DENSE, filter_expression
-from lambdarag.channels.milvus_store import Searcher
-from lambdarag.channels.milvus_sync import open_served, publish_manifest, summary, sync
+from lambdarag.channels.milvus_store import Searcher, target
+from lambdarag.channels.milvus_sync import dense_embedder, open_served, publish_manifest, summary, sync
 from lambdarag.channels.vector import VectorChannel, embedding_params, query_embedder
+from lambdarag.channels.vector_background import Background, read_background, write_background
 from lambdarag.errors import ServiceError, rebuild_hint
-from lambdarag.models.embeddings import local_available, local_unavailable_error
+from lambdarag.models.embeddings import OpenAIEmbedder, local_available, local_unavailable_error
 from lambdarag.records import Chunk, Hit
 from lambdarag.scope import Scope
 
@@ -53,17 +56,36 @@ def build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None = None,
     """Sync the collection (vectors from the cache, embedding only what it lacks); publish index/milvus-vector."""
     _refuse_disabled(domain)
     synced = sync(domain, chunks, progress, embedder)
-    publish_manifest(domain, FOLDER, chunks, synced, checked_params(domain))
+    made = dense_embedder(domain, embedder)
+    try:
+        background = _background(domain, made) if made is not None and chunks else None
+        publish_manifest(domain, FOLDER, chunks, synced, checked_params(domain), background)
+    finally:
+        if embedder is None and isinstance(made, OpenAIEmbedder):
+            made.client.close()
     reused = len(chunks) - synced.embedded
     return BuildResult(NAME, len(chunks), synced.seconds, reused=reused, detail=summary(synced))
+
+
+def _background(domain: Domain, embedder: Embedder) -> Callable[[Path], None]:
+    """What writes the background of everyday questions, each searched in the synced collection."""
+    cfg = domain.config.retrieval.milvus
+    searcher, params = Searcher(target(domain), cfg.timeout_s, cfg.timeout_s), dict(cfg.search_params)
+
+    def best(vector: np.ndarray) -> float:
+        found = searcher.search([float(x) for x in vector], DENSE, 1, params)
+        return found[0][1] if found else -1.0
+
+    return lambda folder: write_background(folder, embedder.embed_queries, best)
 
 
 class MilvusVectorChannel(VectorChannel):
     """The local vector channel's query embedder and /readyz report, with the top-k done by Milvus."""
 
-    def __init__(self, searcher: Searcher, domain: Domain, known: frozenset[str]) -> None:
+    def __init__(self, searcher: Searcher, domain: Domain, known: frozenset[str],
+                 background: Background | None = None) -> None:
         dim = domain.config.embedding.dim
-        super().__init__([], np.zeros((0, dim), dtype=np.float32), lambda: query_embedder(domain.config))
+        super().__init__([], np.zeros((0, dim), dtype=np.float32), lambda: query_embedder(domain.config), background)
         self.searcher = searcher
         self.known = known
         self.search_params = dict(domain.config.retrieval.milvus.search_params)
@@ -86,5 +108,7 @@ class MilvusVectorChannel(VectorChannel):
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> MilvusVectorChannel:
     """Open the collection behind the domain's alias for vector search."""
     _refuse_disabled(domain)
-    searcher, _, known = open_served(domain, FOLDER, chunks, checked_params(domain), COLLECTION_KEYS)
-    return MilvusVectorChannel(searcher, domain, known)
+    searcher, folder, known = open_served(domain, FOLDER, chunks, checked_params(domain), COLLECTION_KEYS)
+    with reading(FOLDER, domain.name):
+        background = read_background(folder)
+    return MilvusVectorChannel(searcher, domain, known, background)

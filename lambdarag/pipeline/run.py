@@ -35,6 +35,7 @@ from lambdarag.query.intent import IntentResult, classify
 from lambdarag.records import Citation, Turn
 from lambdarag.retrieval.gate import overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
+from lambdarag.retrieval.off_topic import FAR, OFF, TopicCheck, topic_check
 from lambdarag.retrieval.retrieve import Retrieval, retrieval_trace, retrieve
 
 __all__ = ["Citation", "PipelineOptions", "Result", "SearchResult", "StreamEvent", "Turn", "answer",
@@ -63,6 +64,7 @@ class _Request:
     retrieval: Retrieval | None = None
     found: bool = False
     relevance: str = "none"
+    topic: TopicCheck | None = None  # the not-found line's dense reading (retrieval/off_topic.py)
     added: list[Added] = field(default_factory=list)  # evidence beyond the fused top-k
     evidence_ids: list[str] = field(default_factory=list)
     copies: list[str] = field(default_factory=list)  # fused chunks left out of the evidence as near copies
@@ -229,8 +231,26 @@ def _retrieve(req: _Request) -> None:
     req.retrieval = r
     req.found = bool(r.fused) and r.gate.overlap >= kb.config.corrective.not_found_below
     if req.found:
+        req.topic = _topic(req, r)
+        req.found = req.topic.state != FAR
+    if req.found:
         top = overlap_score(req.expansion.keywords, [kb.chunks[r.fused[0].chunk_id].index_text])
         req.relevance = "PRECISE" if r.gate.passed and top >= PRECISE_TOP_OVERLAP else "REFERENCE"
+
+
+def _topic(req: _Request, r: Retrieval) -> TopicCheck:
+    """Whether a question the keywords match weakly is nearer the domain than everyday questions are."""
+    assert req.condensed is not None
+    cfg = req.kb.config
+    if cfg.embedding.backend == "none" or not cfg.retrieval.channels["vector"].enabled:
+        return TopicCheck(OFF, "no dense channel configured: the keywords decide")
+    fence, missing = req.kb.background_fence(is_english(req.condensed.question))
+    run = r.runs.get("vector")
+    top = run.hits[0].score if run is not None and run.hits and not run.error else None
+    if top is None and fence is not None:
+        why = (run.error or run.skipped or "no hit") if run is not None else "not run"
+        missing = f"the vector channel gave no score ({why})"
+    return topic_check(r.gate.overlap, cfg.corrective.dense_check_below, top, fence, missing)
 
 
 def _generation(req: _Request, stream: bool) -> Generation | AnswerStream:
@@ -308,7 +328,7 @@ def _base_trace(req: _Request) -> dict[str, Any]:
         "condense": req.condensed.to_dict() if req.condensed else None,
         "intent": req.intent.to_dict() if req.intent else None,
         "expansion": req.expansion.to_dict() if req.expansion else None,
-        "found": req.found, "relevance": req.relevance,
+        "found": req.found, "relevance": req.relevance, "topic": req.topic.to_dict() if req.topic else None,
     }
     if req.faq is not None:
         trace["faq"] = req.faq.to_dict()

@@ -45,6 +45,9 @@ def degraded_paths(trace: dict[str, Any]) -> list[dict[str, str]]:
     learned = trace.get("learned") or {}
     if learned.get("refused"):
         out.append({"stage": "learned", "error": str(learned.get("status", ""))})
+    topic = trace.get("topic") or {}
+    if topic.get("state") == "unavailable":  # the not-found line read the keywords alone (retrieval/off_topic.py)
+        out.append({"stage": "topic", "error": str(topic.get("reason", ""))})
     rerank = trace.get("rerank") or {}
     if rerank.get("status") in FAILED:
         out.append({"stage": "rerank", "error": f"{rerank['status']}: {rerank.get('reason', '')}"})

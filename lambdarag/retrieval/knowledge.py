@@ -125,6 +125,19 @@ class KnowledgeBase:
         aliases = getattr(graph, "aliases", None)
         return aliases if isinstance(aliases, Mapping) else None
 
+    def background_fence(self, english: bool) -> tuple[float | None, str]:
+        """The top of the vector channel's background for a question's language (retrieval/off_topic.py), or
+        None and why there is none."""
+        channel = self.channels.get("vector")
+        if channel is None:
+            return None, "no vector channel loaded"
+        background = getattr(channel, "background", None)
+        if background is None:
+            hint = rebuild_hint("vector", self.domain.name)
+            return None, f"the vector index has no background of everyday questions ({hint})"
+        fence = background.fence(english)
+        return fence, "" if fence is not None else "no background question in the question's language"
+
     def health(self) -> dict[str, Any]:
         """Per channel "loaded" or its error, the LLM and reranker states, the chunk count; ok = some channel can
         answer."""
@@ -134,15 +147,17 @@ class KnowledgeBase:
         for name, service in services.items():
             if service["state"] != "ok":
                 report[name] = f"loaded, {service['state']}: {service.get('error') or 'its last search failed'}"
+        fence, missing = self.background_fence(english=False)
         return {
             "ok": bool(self.channels) and bool(self.chunks),
             "degraded": bool(self.channel_errors) or self.ranker_refused or bool(
-                [s for s in services.values() if s["state"] != "ok"]),
+                [s for s in services.values() if s["state"] != "ok"]) or ("vector" in self.channels and fence is None),
             "channels": report,
             **({"services": services} if services else {}),
             "llm": "configured" if self.llm is not None else "disabled",
             "learned_fusion": self.ranker_status(),
             "rerank": "configured" if self.reranker is not None else "disabled",
+            "off_topic_check": "ready" if fence is not None else f"unavailable: {missing}",
             "chunks": len(self.chunks),
             "loaded_at": self.loaded_at,
         }
