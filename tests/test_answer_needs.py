@@ -1455,3 +1455,21 @@ def test_a_one_character_predicate_is_said_by_a_rule_holding_it() -> None:
     question = "我大一住西校区，打算买辆电动车上课用，在校区里能骑吗？"
     answer = answered(question, "新生入学问答", text)
     assert answer.startswith("不能[1]。- 西校区：禁止骑行电动车"), answer
+
+
+def test_a_local_number_written_in_two_groups_carries_a_contact() -> None:
+    need = question_need("校医院门诊部的电话是多少？")
+    assert evidence_bonus(need, "电话：8801 0120") > 0 and evidence_bonus(need, "Call 555-1234 for an appointment.") > 0
+    assert evidence_bonus(need, "2023-2024学年第一学期开学。") == 0  # a span of years
+    assert evidence_bonus(need, "补贴标准为1000-2000元。") == 0  # an amount
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("家属每天几点到几点可以来病区咨询？", "date"),  # 几点: the time of day, though 咨询 names a contact
+    ("图书馆周六几点开门？", "date"),
+    ("申请时有哪几点要求？", "conditions"),  # which few points
+    ("What time does the front desk open?", "date"),
+    ("By what date will I hear whether I got the grant?", "date"),
+])
+def test_the_time_of_day_is_asked_as_a_date(question: str, kind: str) -> None:
+    assert question_need(question).kind == kind

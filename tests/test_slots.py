@@ -16,6 +16,7 @@ from lambdarag.config.load import load_config
 from lambdarag.config.schema import Config
 from lambdarag.models.llm import LLMClient
 from lambdarag.records import Chunk
+from lambdarag.text.patterns import CONTACT_PHONE
 
 CONTACTS = Chunk(
     "contacts#0001", "contacts", "财务处通讯录", "财务处通讯录 > 处领导及科室负责人",
@@ -125,6 +126,17 @@ def test_person_rules_pick_the_matching_row_of_a_contact_table(config: Config) -
 def test_person_rules_fall_back_to_prose_with_a_phone(config: Config) -> None:
     slots = fill_slots("person", "差旅费报销找谁咨询？电话多少", [FAQ], None, config).slots
     assert slots["name"] == "马骏" and slots["phone"] == "027-87651102"
+
+
+def test_a_local_number_after_a_phone_label_is_the_phone_of_its_page(config: Config) -> None:
+    # a campus page writes its clinic's number without the area code, in two groups; an e-mail address on another
+    # page must not answer for it
+    clinic = Chunk("health#0001", "health", "校医院", "校医院 > 门诊部", "电话：8801 0120\n开放时间：周一至周五")
+    other = Chunk("exchange#0003", "exchange", "交流须知", "交流须知 > 总结", "总结请发送至邮箱：xchg@example.edu")
+    slots = fill_slots("person", "校医院门诊部的电话是多少？", [other, clinic], None, config).slots
+    assert slots["phone"] == "8801 0120" and slots["sources"]["phone"] == "health#0001"
+    assert CONTACT_PHONE.search("热线：8765-4321") and CONTACT_PHONE.search("Tel: 555 1234")
+    assert not CONTACT_PHONE.search("金额：8801 0120元") and not CONTACT_PHONE.search("共计 88010120 人次")
 
 
 def test_a_contact_list_one_cell_a_line_gives_the_phone_of_the_place_asked(config: Config) -> None:

@@ -120,8 +120,10 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     from lambdarag.text.english import ASKING_WHEN
 
     he = "(?<![任论])何"  # 何 asks, except as "any" (任何, 无论何)
-    dates = f"什么时候|{he}时|哪天|哪一天|哪年|哪一年|{he}[年日]|几时|几月|几号|日期|截止|年份"
-    english = rf"{ASKING_WHEN}|\bdeadline|\bdue (?:date|by)\b"  # "when" where it asks (text/english.py)
+    dates = (f"什么时候|{he}时|哪天|哪一天|哪年|哪一年|{he}[年日]|几时|几月|几号|日期|截止|年份"
+             "|(?<![哪这那前好十])几点(?![要意建注说内原变好])")
+    # "when" where it asks (text/english.py)
+    english = rf"{ASKING_WHEN}|\bdeadline|\bdue (?:date|by)\b|\bwhat time\b(?! zones?\b)|\bby what date\b"
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
     assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
     price = r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b"

@@ -29,12 +29,13 @@ RANKED_FIRST = ("第一",)  # the table lookup reads "排名第一" as the colum
 
 ASKS_WHAT = r"(?<![任论])何"  # 何 asks ("何时", "何处") except as "any" ("任何时候", "无论何处")
 # ("哪个月" is left out: "哪个月…最多" picks a table's row by its label, which names a month, not a date)
+# 几点 asks the time of day ("几点开门", "几点到几点"), not "which few points" (哪几点, 这几点要求, 几点意见)
 DATE = ("什么时候", f"{ASKS_WHAT}时", "哪天", "哪一天", "哪年", "哪一年", f"{ASKS_WHAT}[年日]", "几时", "几月", "几号",
-        "日期", "截止", "年份")
+        "日期", "截止", "年份", r"(?<![哪这那前好十])几点(?![要意建注说内原变好])")
 # asked the year itself ("哪一年", "何年", "what year"): a day of a month alone does not answer it
 YEAR = ("哪年", "哪一年", f"{ASKS_WHAT}年", "年份", r"\b(?:what|which) year\b")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date
-DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b")
+DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b", r"\bwhat time\b(?! zones?\b)", r"\bby what date\b")
 
 # 几 asks how many, except after a word that makes it "a few": 这几天, 那几天, 前几天, 好几个, 十几年
 HOW_MANY = r"(?<![这那前好十])几"
@@ -189,7 +190,11 @@ PLACE_MARKS = (rf"[\u4e00-\u9fff]{{1,8}}(?:省|市|县|区|州|国|岛|镇|乡|�
 ORIGIN = (rf"(?:哪里|哪儿|什么地方|{ASKS_WHAT}[地处]|哪国|哪个国家)的?人", r"(?:出身|籍贯|祖籍)")
 # "江城人，…", "某朝某地人。", "某县某镇（今某区）人。"
 ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
-CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)", r"[\w.+-]+@[\w-]+\.[\w.]+")
+# a number a phone line is written in: with its area code, a mobile, eight digits, or a local number in two groups
+# ("8801 0120", "8765-4321"; not a span of years or an amount); an e-mail address
+CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)",
+                 r"(?<![\d.])(?!(?:19|20)\d\d[-－ ](?:19|20)\d\d)[2-9]\d{2,3}[ \-－]\d{4}(?![\d.%元万年月日号])",
+                 r"[\w.+-]+@[\w-]+\.[\w.]+")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
                    "certificate", "copy of",
                    r"(?<![保验论认查签])证(?=[、，,；;及和与或])")  # a card listed with others: "住院证、身份证…"

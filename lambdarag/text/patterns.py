@@ -33,7 +33,10 @@ SERVICE_LINE = r"(?:12\d{3}|9[56]\d{3})"
 # hyphen optional (02787654321) and no amount guard but for a hotline's five digits (a segment is already one with a
 # contact in it). The graph's PHONE leaves hotlines out: a bare five-digit number is a count as often.
 _CONTACT_HOTLINE = rf"(?:{AREA_CODE}-?)?{SERVICE_LINE}(?![\d.%元万年月日号人名个])"
-CONTACT_PHONE = re.compile(rf"(?<!\d)({AREA_CODE}-?{SUBSCRIBER}|{MOBILE}|{_CONTACT_HOTLINE})(?!\d)")
+# a local number without its area code, whole or in two groups ("电话：8801 0120"), only right after a phone's label
+_AFTER_LABEL = r"(?:(?<=[话机线][：:])|(?<=[话机线][：:]\s)|(?<=[Tt]el[:.]\s)|(?<=[Pp]hone:\s))"
+_LABELLED_LOCAL = rf"{_AFTER_LABEL}[2-8]\d{{2,3}}[ \-－]?\d{{4}}(?![\d.%元万年月日号])"
+CONTACT_PHONE = re.compile(rf"(?<!\d)({AREA_CODE}-?{SUBSCRIBER}|{MOBILE}|{_CONTACT_HOTLINE}|{_LABELLED_LOCAL})(?!\d)")
 
 # --- Citation markers ----------------------------------------------------------------------------
 
