@@ -1473,3 +1473,17 @@ def test_a_local_number_written_in_two_groups_carries_a_contact() -> None:
 ])
 def test_the_time_of_day_is_asked_as_a_date(question: str, kind: str) -> None:
     assert question_need(question).kind == kind
+
+
+def test_a_question_opening_with_a_rhetorical_check_asks_in_the_sentence_after_it() -> None:
+    from lambdarag.answer.asking import asking_sentence
+
+    question = "302不是院办专用的会议室吗？周末空着的话，我们课题组能借来开组会吗？"
+    assert asking_sentence(question) == "周末空着的话，我们课题组能借来开组会吗"
+    assert asking_sentence("这个不是免费的吗？") == "这个不是免费的吗"  # asked alone, the check is the question
+    assert asking_sentence("要交钱吗？打印收不收工本费？") == "要交钱吗"
+    assert asking_sentence("Isn't the lab open late? Can I stay until midnight?") == "Can I stay until midnight"
+    assert question_need(question) == Need("yesno", "能", False)
+    text = "学院302为院办专用会议室，优先院办会议，周末及节假日未使用时可对课题组开放借用。"
+    assert answered(question, "会议室借用办法", text).startswith("能[1]。学院302为院办专用会议室"), answered(
+        question, "会议室借用办法", text)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.asked_values import DURATION_QUESTION
+from lambdarag.answer.asking import asking_sentence
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
@@ -154,7 +155,7 @@ def yes_no_modal(question: str, english: bool = False) -> str:
 
     A request ("能告诉我报账大厅的电话吗", "Can you tell me where…") asks for what follows its verb: that part
     decides ("能否告知是否需要发票" is still a yes/no question about 需要)."""
-    first = question.split("?", 1)[0].split("？", 1)[0]  # "Is X…? If not, explain why." asks the first part
+    first = asking_sentence(question)  # "Is X…? If not, explain why." asks the first part
     request = (_REQUEST_EN if english else _REQUEST).search(first)
     if request is not None:
         rest = first[request.end():]
@@ -205,7 +206,7 @@ def yes_no_predicate(question: str, modal: str) -> str:
     has none or the question is English."""
     if not modal or is_english(question):
         return ""
-    first = re.split(r"[？?]", question, maxsplit=1)[0]
+    first = asking_sentence(question)
     if modal == BARE:
         return re.sub(r"吗\s*$", "", first.rstrip())[-2:]
     at = first.rfind(modal)
@@ -220,7 +221,7 @@ def asked_words(question: str) -> list[str]:
     ("Is that allowed?"); empty for a Chinese question."""
     if not is_english(question):
         return []
-    first = re.split(r"[?？]", question, maxsplit=1)[0]
+    first = asking_sentence(question)
     asking = _asking_auxiliary_en(first)
     clause = first[asking.start():] if asking is not None else first
     purpose = _PURPOSE_EN.search(clause)

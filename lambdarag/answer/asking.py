@@ -1,0 +1,23 @@
+"""Which sentence of a question asks: the first, unless it only checks what the asker believes.
+
+"308不是行政办公专用的会议室吗？晚上空着的话，我们能预约来用吗？" opens with a rhetorical check (不是…吗, 难道…吗,
+"Isn't it…?") and asks in the sentence after it; "Is X…? If not, explain why." asks in its first. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCES = re.compile(r"[^？?]*[？?]|[^？?]+$")
+# a check of what the asker believes, not the question asked, when another question follows it
+_CHECK = re.compile(r"(?:不是|难道)[^，,。；;]*吗\s*[？?]$|^\W*(?:isn't|aren't|wasn't|doesn't|don't|didn't)\b",
+                    re.IGNORECASE)
+
+
+def asking_sentence(question: str) -> str:
+    """The sentence of ``question`` that asks, without its question mark."""
+    sentences = [s for s in (m.group(0).strip() for m in _SENTENCES.finditer(question)) if s]
+    if not sentences:
+        return ""
+    asks = next((s for s in sentences[1:] if s.endswith(("？", "?"))), None) if _CHECK.search(sentences[0]) else None
+    return (asks or sentences[0]).rstrip("？?")
