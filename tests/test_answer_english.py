@@ -499,3 +499,19 @@ def test_a_purpose_told_after_what_a_yes_no_asks_is_not_what_it_asks() -> None:
                                ["plan", "fund", "storage", "servers", "cluster", "give", "group", "dedicated",
                                 "partition", "backups", "queue"])
     assert answer.startswith("No[1]. Funding servers for the cluster does not give you a dedicated partition"), answer
+
+
+def test_asked_whether_a_thing_is_free_a_sentence_saying_no_charge_answers_yes() -> None:
+    p = handbook("Parking > Weekends", "There is no charge for parking in the visitor lot on Sundays.")
+    answer = extractive_answer("Is parking in the visitor lot free on Sundays?", p, "fact", {},
+                               ["parking", "visitor", "lot", "free", "sundays"])
+    assert answer.startswith("Yes[1]. There is no charge"), answer
+    p = handbook("Servers > Addresses", "Servers in the east region are assigned public addresses at no additional "
+                 "charge.")
+    answer = extractive_answer("Do my east region servers get public addresses without me paying extra?", p, "fact",
+                               {}, ["east", "region", "servers", "public", "addresses", "paying", "extra"])
+    assert answer.startswith("Yes[1]."), answer
+    answer = extractive_answer("Do I have to pay for parking on Sundays?", handbook(
+        "Parking > Weekends", "There is no charge for parking in the visitor lot on Sundays."), "fact", {},
+        ["pay", "parking", "sundays"])
+    assert answer.startswith("No[1]."), answer  # asked whether one pays, the same sentence says no

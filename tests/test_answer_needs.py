@@ -1487,3 +1487,11 @@ def test_a_question_opening_with_a_rhetorical_check_asks_in_the_sentence_after_i
     text = "学院302为院办专用会议室，优先院办会议，周末及节假日未使用时可对课题组开放借用。"
     assert answered(question, "会议室借用办法", text).startswith("能[1]。学院302为院办专用会议室"), answered(
         question, "会议室借用办法", text)
+
+
+def test_asked_whether_it_is_free_a_rule_that_no_payment_is_needed_answers_yes() -> None:
+    text = "校园网账号开通后，校内访问学术数据库无需付费。"
+    assert answered("校内访问学术数据库是不是无需付费？", "校园网说明", text).startswith("是[1]。"), answered(
+        "校内访问学术数据库是不是无需付费？", "校园网说明", text)
+    # asked whether one pays, the same rule says no
+    assert answered("校内访问学术数据库需要付费吗？", "校园网说明", text).startswith("不需要[1]。")

@@ -126,7 +126,9 @@ FREE_OF_CHARGE = ("免费", "不收费", "不收取费用", "免收", "无需付
                   # "无需为互联网服务付费", "免交学费", "不收取手续费"
                   r"(?:无需|无须|不需要?|不用)[^，。；]{0,8}?付费", r"免(?:交|缴)[\u4e00-\u9fff]{0,4}?费",
                   r"不(?:收取?|需要?(?:交|缴|支付))[\u4e00-\u9fff]{0,4}?费", r"(?<![-\w])free\b(?![-\w])",
-                  r"\bno charge\b", r"\bwithout charge\b", r"\bat no cost\b")
+                  r"\bno charge\b", r"\bwithout charge\b", r"\bat no cost\b",
+                  # "at no additional charge", "with no extra fee", "without me paying extra"
+                  r"\b(?:at |with )?no (?:additional|extra) (?:charge|cost|fee)s?\b", r"\bwithout (?:\w+ )?paying\b")
 # open asked, closed stated, and the other way round
 OPEN_ASKED = ("开放", "营业", "开门", "办公", r"\bopen\b")
 CLOSED = ("闭馆", "关闭", "休息", "停止营业", "不开放", "不营业", "不办公", r"\bclosed\b")

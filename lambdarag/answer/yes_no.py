@@ -16,7 +16,7 @@ from lambdarag.answer.compose import lead_line, on_condition
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
-from lambdarag.answer.opposites import says_opposite
+from lambdarag.answer.opposites import as_asked_free, says_opposite
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
@@ -53,7 +53,8 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         return [support, *rest]
     outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
     refuted, conditional = _refuted(question, best, scored, predicate), on_condition(question, best.sentence)
-    return [lead_line(need, support, True, refuted, outside, conditional) + support, *rest]
+    lead = lead_line(need, as_asked_free(question, support), True, refuted, outside, conditional)
+    return [lead + support, *rest]
 
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
