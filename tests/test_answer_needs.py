@@ -1495,3 +1495,10 @@ def test_asked_whether_it_is_free_a_rule_that_no_payment_is_needed_answers_yes()
         "校内访问学术数据库是不是无需付费？", "校园网说明", text)
     # asked whether one pays, the same rule says no
     assert answered("校内访问学术数据库需要付费吗？", "校园网说明", text).startswith("不需要[1]。")
+
+
+def test_the_askers_own_email_or_phone_is_no_contact_asked() -> None:
+    assert question_need("What format should my email to the help desk be in?").kind != "contact"
+    assert question_need("Can our phone plan be changed online?").kind == "yesno"
+    assert question_need("Which email address do I write to about refunds?").kind == "contact"
+    assert question_need("What is the phone number of the front desk?").kind == "contact"

@@ -78,7 +78,8 @@ MATERIALS = ("材料", "资料", "证件", "证明", "带什么", "带哪些", "
 MATERIALS_EN = (r"what (?:documents|materials|papers|forms)", r"which (?:documents|forms)", r"documents? (?:are|is) "
                 r"(?:needed|required)")
 CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "负责人是谁")
-CONTACT_EN = (r"\bcontact\b", r"\bphone\b", r"\be-?mail\b")
+# not the asker's own ("What format should my email be in?" asks a format)
+CONTACT_EN = (r"\bcontact\b", r"(?<!\bmy )(?<!\bour )\b(?:phone|e-?mail)\b")
 PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", f"{ASKS_WHAT}处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
