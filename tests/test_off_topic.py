@@ -142,3 +142,18 @@ def test_a_weak_keyword_match_no_nearer_the_domain_than_everyday_questions_is_no
         assert kb.health()["off_topic_check"] == "ready"
         rebuilt = build_domain(domain, steps=("vectors",), progress=False)  # the passages reused, the background back
         assert "0 embedded, 3 reused" in rebuilt[0].summary and read_background(domain.index_dir / "vector")
+
+
+def test_without_a_vector_channel_configured_the_check_is_off_not_degraded(tmp_path: Path) -> None:
+    from server_fixtures import built_domain
+
+    from lambdarag.options import PipelineOptions
+    from lambdarag.pipeline.run import answer
+    from lambdarag.retrieval.knowledge import KnowledgeBase
+
+    kb = KnowledgeBase.load(built_domain(tmp_path))  # embedding.backend none
+    health = kb.health()
+    assert health["off_topic_check"] == "off" and health["degraded"] is False
+    result = answer(kb, "出差住宿费标准是多少？", options=PipelineOptions(use_llm=False, log=False))
+    assert result.found and result.trace["degraded"] == []
+    assert result.trace["topic"]["state"] == "off"

@@ -242,7 +242,7 @@ def _topic(req: _Request, r: Retrieval) -> TopicCheck:
     """Whether a question the keywords match weakly is nearer the domain than everyday questions are."""
     assert req.condensed is not None
     cfg = req.kb.config
-    if cfg.embedding.backend == "none" or not cfg.retrieval.channels["vector"].enabled:
+    if not req.kb.dense_configured():
         return TopicCheck(OFF, "no dense channel configured: the keywords decide")
     fence, missing = req.kb.background_fence(is_english(req.condensed.question))
     run = r.runs.get("vector")

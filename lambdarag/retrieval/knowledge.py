@@ -125,6 +125,10 @@ class KnowledgeBase:
         aliases = getattr(graph, "aliases", None)
         return aliases if isinstance(aliases, Mapping) else None
 
+    def dense_configured(self) -> bool:
+        """Whether the domain is configured to have a vector channel (it may still have failed to load)."""
+        return self.config.embedding.backend != "none" and self.config.retrieval.channels["vector"].enabled
+
     def background_fence(self, english: bool) -> tuple[float | None, str]:
         """The top of the vector channel's background for a question's language (retrieval/off_topic.py), or
         None and why there is none."""
@@ -148,6 +152,7 @@ class KnowledgeBase:
             if service["state"] != "ok":
                 report[name] = f"loaded, {service['state']}: {service.get('error') or 'its last search failed'}"
         fence, missing = self.background_fence(english=False)
+        topic = "ready" if fence is not None else f"unavailable: {missing}" if self.dense_configured() else "off"
         return {
             "ok": bool(self.channels) and bool(self.chunks),
             "degraded": bool(self.channel_errors) or self.ranker_refused or bool(
@@ -157,7 +162,7 @@ class KnowledgeBase:
             "llm": "configured" if self.llm is not None else "disabled",
             "learned_fusion": self.ranker_status(),
             "rerank": "configured" if self.reranker is not None else "disabled",
-            "off_topic_check": "ready" if fence is not None else f"unavailable: {missing}",
+            "off_topic_check": topic,  # the not-found line's dense reading (retrieval/off_topic.py)
             "chunks": len(self.chunks),
             "loaded_at": self.loaded_at,
         }
