@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_channel_vector import DIM, char_bag
 
 from lambdarag.channels.vector_background import (
     BACKGROUND_FILE,
@@ -77,15 +77,6 @@ def test_the_background_is_written_with_its_questions_digest_and_refused_from_an
     assert empty is not None and empty.fence(english=False) is None  # no chunks: nothing to be near
 
 
-def _bag(text: str) -> list[float]:
-    """Characters hashed into 64 buckets: texts sharing characters are near (a stand-in embedding model)."""
-    values = [0.0] * 64
-    for ch in text:
-        if ch.isalnum():
-            values[int(hashlib.md5(ch.encode("utf-8")).hexdigest(), 16) % 64] += 1.0
-    return values
-
-
 DOCS = {
     "library.md": "# 图书馆规定\n\n图书馆周一至周日开放，开放时间为早上八点至晚上十点。本科生每人最多借阅十册图书。",
     "dorm.md": "# 宿舍管理\n\n宿舍楼晚上十一点关门，访客须在值班室登记身份证件。宿舍内禁止使用大功率电器。",
@@ -102,11 +93,11 @@ def test_a_weak_keyword_match_no_nearer_the_domain_than_everyday_questions_is_no
     from lambdarag.pipeline.run import answer
     from lambdarag.retrieval.knowledge import KnowledgeBase
 
-    with FakeOpenAI(embed=_bag, dim=64) as fake:
+    with FakeOpenAI(embed=char_bag, dim=DIM) as fake:
         domain = init_domain("campus", tmp_path)
         domain.instance_file.write_text(
             "retrieval: {channels: {graph: {enabled: false}, wiki: {enabled: false}}}\n"
-            f"embedding: {{backend: openai, base_url: '{fake.base_url}', model: bag, dim: 64, batch_size: 16,"
+            f"embedding: {{backend: openai, base_url: '{fake.base_url}', model: bag, dim: {DIM}, batch_size: 16,"
             " query_prefix: '', passage_prefix: ''}\n", encoding="utf-8")
         domain = open_domain("campus", tmp_path)
         for name, text in DOCS.items():

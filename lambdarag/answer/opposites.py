@@ -18,13 +18,13 @@ from lambdarag.answer import cues
 from lambdarag.answer.asking import asking_sentence
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.weekdays import asked_days, stated_days
+from lambdarag.text.tokenizer import EITHER_WAY
 
 # (what a question asks, the opposite a clause states)
 _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite, flags=re.IGNORECASE))
                for asked, opposite in cues.OPPOSITES)
 _CLAUSE = re.compile(r"[^.;。；！!？?]+")
 _FREE = cue_pattern(*cues.FREE_OF_CHARGE, flags=re.IGNORECASE)
-_BOTH_WAYS = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _FOR = re.compile(r"\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?([A-Za-z]+)", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # a field's name ("收费标准（元）：") says what the field is about, not its value
@@ -56,7 +56,7 @@ def as_asked_free(question: str, sentence: str) -> str:
     asks, asks whether a thing is free ("…addresses without me paying extra?" of "…assigned at no additional charge",
     "是不是无需付费" of "无需付费"): their "no" then refuses nothing. Unchanged for any other question, and for one
     asking both ways ("收不收工本费" asks whether one pays)."""
-    asked = _BOTH_WAYS.sub("", asking_sentence(question))
+    asked = EITHER_WAY.sub("", asking_sentence(question))
     return _FREE.sub("free", sentence) if _FREE.search(asked) else sentence
 
 

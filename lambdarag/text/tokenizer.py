@@ -217,7 +217,7 @@ class Tokenizer:
         single CJK characters next to each other (a name the dictionary does not know: 赵鹏 → 赵/鹏) is
         one keyword.
         """
-        asked = _EITHER_WAY.sub("，", normalize(text))  # "能不能", "需不需要" ask yes or no: no content word
+        asked = EITHER_WAY.sub("，", normalize(text))  # "能不能", "需不需要" ask yes or no: no content word
         scanned = self._scan(asked, _Emit(False, frozenset(), frozenset()))
         words = [t for t in _join_single_runs(scanned, self._stop) if t not in self._stop]
         unique = list(dict.fromkeys(words))
@@ -336,7 +336,7 @@ def _inside(runs: Sequence[tuple[int, int]], pos: int) -> bool:
 
 
 # a question asking both ways (能不能, 是不是, 有没有, 可不可以, 需不需要): it asks yes or no and names no content
-_EITHER_WAY = re.compile(r"可不可以|需不需要|应不应该|应不应当|允不允许|愿不愿意|([\u4e00-\u9fff])[不没]\1")
+EITHER_WAY = re.compile(r"可不可以|需不需要|应不应该|应不应当|允不允许|愿不愿意|([\u4e00-\u9fff])[不没]\1")
 # single characters that place, direct, negate or link ("规定里说的", "分后去考", "网购无理由", "学习来减分"): a run of
 # single characters they stand in is words the dictionary lacks, not one name, and they part it (not 向 or 于:
 # surnames, "向宠", "于谦")
