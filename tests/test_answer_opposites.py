@@ -81,3 +81,28 @@ def test_a_yes_no_question_asked_with_another_is_read_for_its_own_part() -> None
     p = pack({}, ["guide#1"], [], {"guide#1": chunk}, max_chars=3500)
     answer = extractive_answer("补贴要收费吗？咨询电话是多少？", p, "fact", {}, ["补贴", "收费", "咨询电话"])
     assert answer.startswith("不需要") and "0571-12333" in answer
+
+
+def test_a_yes_no_clause_asked_with_another_in_one_sentence_is_answered_first() -> None:
+    """"Can I get X, and would I have to pay for one?": the lead answers getting it; the support's price ("at no
+    charge") refuses nothing asked of getting it, and answers the second clause after the lead."""
+    chunk = Chunk("access#1", "access", "Accessibility", "Accessibility",
+                  "On request, we will provide a sign language interpreter (at no charge) to any Deaf attendee.")
+    p = pack({}, ["access#1"], [], {"access#1": chunk}, max_chars=3500)
+    keywords = ["sign", "language", "interpreter", "pay"]
+    question = "Can I get a sign language interpreter, and would I have to pay for one?"
+    assert extractive_answer(question, p, "fact", {}, keywords).startswith("Yes")
+    # asked whether one pays, the same sentence answers no
+    assert extractive_answer("Do I have to pay for a sign language interpreter?", p, "fact", {},
+                             keywords).startswith("No")
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    ("可以申请手语翻译吗？", "可以"),  # asks nothing of paying: "无需付费" refuses nothing asked
+    ("申请手语翻译需要付费吗？", "不需要"),
+])
+def test_a_free_of_charge_phrase_says_no_only_to_a_question_whether_one_pays(question: str, lead: str) -> None:
+    chunk = Chunk("access#2", "access", "无障碍服务", "无障碍服务", "听障参会者可以申请手语翻译，无需付费。")
+    p = pack({}, ["access#2"], [], {"access#2": chunk}, max_chars=3500)
+    answer = extractive_answer(question, p, "fact", {}, ["手语", "翻译", "付费"])
+    assert answer.startswith(lead), answer

@@ -94,10 +94,14 @@ def _focus(question: str, intent: str, keywords: Sequence[str]) -> Focus:
 
 
 def _first_question(question: str) -> str:
-    """The first of the questions asked together ("补贴要收费吗？咨询电话是多少？" -> "补贴要收费吗？"), else the
-    question."""
+    """The first of the questions asked together ("补贴要收费吗？咨询电话是多少？" -> "补贴要收费吗？"; "Can I get an
+    interpreter, and would I have to pay for one?" -> "Can I get an interpreter?": the lead answers what is asked
+    first, the sentence after it may answer the rest), else the question."""
     mark = _QUESTION_MARK.search(question)
-    return question[:mark.end()] if mark is not None and question[mark.end():].strip() else question
+    first = question[:mark.end()] if mark is not None and question[mark.end():].strip() else question
+    clauses = asking_clauses(first.rstrip().rstrip("？?"))
+    asked = next((c for c in clauses if question_need(c).kind == "yesno"), None) if len(clauses) > 1 else None
+    return f"{asked.rstrip()}{first.rstrip()[-1]}" if asked is not None else first
 
 
 def repeal_notes(text: str, packed: Packed, english: bool = False) -> list[str]:

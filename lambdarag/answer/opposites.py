@@ -25,6 +25,7 @@ _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite,
                for asked, opposite in cues.OPPOSITES)
 _CLAUSE = re.compile(r"[^.;。；！!？?]+")
 _FREE = cue_pattern(*cues.FREE_OF_CHARGE, flags=re.IGNORECASE)
+_PAY = cue_pattern(*cues.PAY_ASKED, flags=re.IGNORECASE)
 _FOR = re.compile(r"\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?([A-Za-z]+)", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # a field's name ("收费标准（元）：") says what the field is about, not its value
@@ -54,10 +55,11 @@ def says_opposite(question: str, sentence: str) -> bool:
 def as_asked_free(question: str, sentence: str) -> str:
     """The sentence with its free-of-charge phrases read as the yes they are when the sentence of the question that
     asks, asks whether a thing is free ("…addresses without me paying extra?" of "…assigned at no additional charge",
-    "是不是无需付费" of "无需付费"): their "no" then refuses nothing. Unchanged for any other question, and for one
-    asking both ways ("收不收工本费" asks whether one pays)."""
+    "是不是无需付费" of "无需付费"), or asks nothing of paying ("Can I get an interpreter?" of "we will provide an
+    interpreter (at no charge)": the price refuses nothing asked): their "no" then refuses nothing. Unchanged for a
+    question asking whether one pays ("…要交费吗", "收不收工本费" asked both ways), which the phrase answers no."""
     asked = EITHER_WAY.sub("", asking_sentence(question))
-    return _FREE.sub("free", sentence) if _FREE.search(asked) else sentence
+    return _FREE.sub("free", sentence) if _FREE.search(asked) or not _PAY.search(asked) else sentence
 
 
 def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:
