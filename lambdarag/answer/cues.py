@@ -142,6 +142,11 @@ OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_AS
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受", "不适用", "无法")
+# a rule refusing a thing outright, whatever words it names it with ("严禁在外住宿" answers "想办走读…，学校允许吗")
+REFUSAL = ("不得", "不能", "不可", "禁止", "严禁", "不允许", "不准", "无法", "不予", "不受理", "不支持", "不接受",
+           "不适用")
+REFUSAL_EN = (r"\bcannot\b", r"\bcan't\b", r"\b(?:may|must) not\b", r"\bnot (?:be )?(?:allowed|permitted)\b",
+              r"\b(?:prohibited|forbidden|ineligible)\b", r"\bnot eligible\b")
 # a list's lead-in naming its items as forbidden ("违章电器包括：", "违禁物品有："): its items are refused
 FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",

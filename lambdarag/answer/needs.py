@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.asked_values import DURATION_QUESTION
-from lambdarag.answer.asking import asking_sentence
+from lambdarag.answer.asking import asked_before, asking_sentence
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
@@ -95,6 +95,7 @@ _IN_OBJECT_EN = re.compile(r"\b(?:for|of|in|on|at|by|to|with|from|under|about)\s
                            r"[\w'-]+\s+or\b", re.IGNORECASE)
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能", "行不行": "可以", "行": "可以"}
+_CLOSING_ASK = re.compile(r"行不行|行吗")  # 可以 asked in other words, closing the question
 _ASKED_BOTH_WAYS = re.compile(cues.ASKED_BOTH_WAYS)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PLACE_STATED = cue_pattern(*cues.PLACE_STATED, flags=re.IGNORECASE)
@@ -202,15 +203,19 @@ def _asking_auxiliary_en(first: str) -> re.Match[str] | None:
 
 def yes_no_predicate(question: str, modal: str) -> str:
     """What a Chinese yes/no question asks of its subject: the words after its modal ("…补贴要收费吗" -> 收费,
-    "退休了可以提取公积金吗" -> 提取公积金), the last two before 吗 without one ("…身份证收费吗" -> 收费); "" when it
-    has none or the question is English."""
+    "退休了可以提取公积金吗" -> 提取公积金), the clause before a modal closing it ("…再拿这张票接着坐，行不行"), the
+    last two before 吗 without one ("…身份证收费吗" -> 收费); "" when it has none or the question is English."""
     if not modal or is_english(question):
         return ""
     first = asking_sentence(question)
     if modal == BARE:
         return re.sub(r"吗\s*$", "", first.rstrip())[-2:]
     at = first.rfind(modal)
-    return re.sub(r"吗\s*$", "", first[at + len(modal):]).strip() if at >= 0 else ""
+    stop = at + len(modal)
+    if at < 0 and (closing := _CLOSING_ASK.search(first)) is not None:  # "…，行不行": 可以 asked in other words
+        at, stop = closing.start(), closing.end()
+    after = re.sub(r"吗\s*$", "", first[stop:]).strip() if at >= 0 else ""
+    return after if after or at < 0 else asked_before(first, at)  # "…回家住，学校允许吗": the clause before
 
 
 def asked_words(question: str) -> list[str]:

@@ -21,12 +21,17 @@ from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
 from lambdarag.text.patterns import CITATION_MARK
+from lambdarag.text.tokenizer import has_cjk, stopwords
 
 _RULE = cue_pattern(*cues.RULE)
 _RULE_EN = cue_pattern(*cues.RULE_EN, flags=re.IGNORECASE)
+_REFUSAL = cue_pattern(*cues.REFUSAL)
+_REFUSAL_EN = cue_pattern(*cues.REFUSAL_EN, flags=re.IGNORECASE)
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
 PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support says to need half the score
+REFUSAL_SHARE = 0.75  # share of the best score a rule refusing what is asked in its own words needs to say no
+PERMISSION = frozenset({"可以", "能", "能够", "允许", "can", "could", "may"})  # modals asking whether one may
 YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
 
 
@@ -44,7 +49,12 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     top_doc = next((s.doc_id for s in scored if s.rank == 0), None)
     if best is None or best.score < _floor(best, predicate, question, top_doc) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
-        return [lead_line(need, "", False), *lines]
+        refusal = _refusal(scored, question, need, predicate, top_doc)
+        if refusal is None:
+            return [lead_line(need, "", False), *lines]
+        support = refusal.cited()
+        return [lead_line(need, support, True, refuted=True) + support,
+                *(line for line in lines if _plain(line) not in _plain(support))]
     support = best.cited()
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
     said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
@@ -85,6 +95,30 @@ def _floor(best: Scored, predicate: str, question: str, top_doc: str | None) -> 
             and bool(asked_object(question) & stems) \
             and sum(w in stems for w in asked) >= len(asked) * PREDICATE_SAID
     return YES_NO_SUPPORT * (0.5 if said else 1.0)
+
+
+def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str, top_doc: str | None) -> Scored | None:
+    """Asked whether one may, when no sentence says what is asked in the question's words: a rule of the top chunk's
+    document refusing it in its own words ("想办走读每天回家住，学校允许吗" against "大一新生严禁在外住宿"; "Can I just
+    change both with the Update button?" against "You cannot update the title or ISSN this way"), scoring nearly as
+    well as the best sentence and sharing a word of what is asked (a character of the predicate that is no stopword)."""
+    best = max(scored, key=ranking_key, default=None)
+    if best is None or need.modal not in PERMISSION:
+        return None
+    if need.english:
+        words = set(asked_words(question))
+        def shares(sentence: str) -> bool:
+            return bool(words & word_stems(sentence))
+    else:
+        characters = {c for c in predicate if has_cjk(c) and c not in stopwords()}
+
+        def shares(sentence: str) -> bool:
+            return any(c in sentence for c in characters)
+    refusing = _REFUSAL_EN if need.english else _REFUSAL
+    floor = max(best.score * REFUSAL_SHARE, YES_NO_SUPPORT / 2)
+    rules = [s for s in scored if s.doc_id == top_doc and s.says_asked and s.score >= floor
+             and refusing.search(s.sentence) is not None and shares(s.sentence)]
+    return max(rules, key=ranking_key, default=None)
 
 
 def _plain(line: str) -> str:

@@ -1,0 +1,39 @@
+"""Yes/no read where the question and the rule use different words: the predicate of a question closing on its
+modal, and a rule refusing what is asked in its own words."""
+
+from __future__ import annotations
+
+import pytest
+
+from lambdarag.answer.needs import question_need, yes_no_predicate
+from tests.test_answer_needs import answered
+
+DORMS = ("新生住宿须知", "宿舍实行统一管理，按时熄灯。\n大一新生严禁在外住宿，任何人未经允许严禁擅自在外住宿。\n"
+         "宿舍电费按月结算。")
+TRANSFER = ("Journal records", "Log into your account and go to the dashboard to edit your journal's record. "
+            "You cannot update the title or ISSN of your journal this way. Contact us with the old and new title.")
+
+
+@pytest.mark.parametrize(("question", "predicate"), [
+    ("买了直达票，想中途下车玩一天，第二天再拿这张票接着坐，行不行？", "第二天再拿这张票接着坐"),
+    ("我家就在市区，想办走读每天回家住，学校允许吗？", "想办走读每天回家住"),  # the modal's clause names who decides
+    ("大四还想再申请一个同类项目，可以吗？", "大四还想再申请一个同类项目"),
+    ("退休了可以提取公积金吗？", "提取公积金"),  # the words after the modal, as before
+    ("我是研究生，可以申请吗？", "申请"),
+])
+def test_a_question_closing_on_its_modal_asks_of_the_clause_before(question: str, predicate: str) -> None:
+    assert yes_no_predicate(question, question_need(question).modal) == predicate
+
+
+def test_a_rule_refusing_what_is_asked_in_its_own_words_says_no() -> None:
+    answer = answered("我是大一新生，想办走读每天回家住，学校允许吗？", *DORMS)
+    assert answer.startswith("不允许") and "严禁在外住宿" in answer.split("。")[1]
+    answer = answered("Our journal changed its name. Can I just change both with the Update button?", *TRANSFER)
+    assert answer.startswith("No") and "You cannot update the title" in answer
+
+
+def test_a_refusal_of_something_else_or_a_question_of_need_stays_not_stated() -> None:
+    # the refusal shares no word of what is asked
+    assert answered("我是大一新生，宿舍可以养猫吗？", *DORMS).startswith("资料中未明确说明")
+    # asked whether one must, not whether one may: a refusal of something else answers nothing
+    assert answered("我是大一新生，想办走读每天回家住，需要交押金吗？", *DORMS).startswith("资料中未明确说明")
