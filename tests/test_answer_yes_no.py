@@ -30,6 +30,9 @@ def test_a_rule_refusing_what_is_asked_in_its_own_words_says_no() -> None:
     assert answer.startswith("不允许") and "严禁在外住宿" in answer.split("。")[1]
     answer = answered("Our journal changed its name. Can I just change both with the Update button?", *TRANSFER)
     assert answer.startswith("No") and "You cannot update the title" in answer
+    answer = answered("Can I plug a USB stick into the microscope PC to take my images home?", "Microscope data",
+                      "USB ports are disabled, preventing users from plugging in storage devices to copy data.")
+    assert answer.startswith("No")
 
 
 def test_a_refusal_of_something_else_or_a_question_of_need_stays_not_stated() -> None:

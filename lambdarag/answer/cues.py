@@ -146,7 +146,8 @@ NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须"
 REFUSAL = ("不得", "不能", "不可", "禁止", "严禁", "不允许", "不准", "无法", "不予", "不受理", "不支持", "不接受",
            "不适用")
 REFUSAL_EN = (r"\bcannot\b", r"\bcan't\b", r"\b(?:may|must) not\b", r"\bnot (?:be )?(?:allowed|permitted)\b",
-              r"\b(?:prohibited|forbidden|ineligible)\b", r"\bnot eligible\b")
+              r"\b(?:prohibited|forbidden|ineligible)\b", r"\bnot eligible\b",
+              r"\bprevent(?:s|ed|ing)? (?:\w+ ){1,2}from\b")  # "…disabled, preventing users from plugging in…"
 # a list's lead-in naming its items as forbidden ("违章电器包括：", "违禁物品有："): its items are refused
 FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
