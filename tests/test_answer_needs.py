@@ -103,6 +103,10 @@ def answered(question: str, title: str, text: str) -> str:
     ("Which office handles transcript requests?", "authority"),
     ("我下周一再交，行吗？", "yesno"),
     ("银行卡能办吗？", "yesno"),
+    # the sentence that asks decides, not what the asker tells before it; "how soon" asks how long
+    ("I reported an incident and left my contact info. How soon should I hear back?", "amount"),
+    ("我的电话已经登记过了。申请什么时候能审完？", "date"),
+    ("I need the office's email address. What is it?", "contact"),  # nothing asked in the last: the whole decides
 ])
 def test_the_need_of_a_question(question: str, kind: str) -> None:
     assert question_need(question).kind == kind

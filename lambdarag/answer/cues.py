@@ -45,13 +45,13 @@ AMOUNT_TABLE = ("金额",)  # the table lookup's addition
 AMOUNT_LIMITS = ("标准", "限额", "上限", "金额", "费用", "时限", "期限")
 # asked a lead time: an amount to a question's need and its value (not to a table's column, cues.AMOUNT_TABLE)
 LEAD_TIME_EN = (r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b",)
-AMOUNT_EN = ("how (?:much|many|long|often)",
+AMOUNT_EN = ("how (?:much|many|long|often|soon)",
              r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b",
              r"\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b")  # as 比例 asks
 # asked how long something takes or lasts: answered by a duration ("15日内", "10个工作日", "30 days"), not any amount
 DURATION = ("多久", "多长时间", "多少时间", "多长期限")
 DURATION_EN = (r"\bhow long (?:does|do|did|will|would|can|could|should|must|has|have|had)\b", *LEAD_TIME_EN,
-               r"\bhow often\b")  # a period: "every eight months"
+               r"\bhow often\b", r"\bhow soon\b")  # a period: "every eight months"; "within one week"
 # asked how often: answered by a frequency ("twice each year", "每月一次"), a period failing that
 FREQUENCY = ("多久一次", "多长时间一次", "频率", "频次", r"\bhow often\b", r"\bhow frequently\b")
 DURATION_FIELDS = ("时限", "期限", "时长", "周期", r"\bperiod\b", r"\bduration\b", r"\btime limit\b")  # its labels
