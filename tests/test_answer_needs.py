@@ -156,6 +156,19 @@ def test_budget_keeps_the_first_line_cut_and_later_lines_only_whole() -> None:
     assert cut.endswith("…[1]。") and plain_length(cut) <= 120 and "乙" * 50 in cut and "丙" not in cut
     assert fit_budget([long, "短句[2]。"], 120) == [cut]
     assert fit_budget(["一句话[1]。", "乙" * 200 + "[2]。", "再一句[3]。"], 30) == ["一句话[1]。", "再一句[3]。"]
+    # an answer is never longer than its budget, the full stop after a cut line's citations counted
+    assert plain_length(shorten("甲" * 300 + "[1]。", 300)) <= 300
+    assert shorten("甲" * 299 + "[1]。", 300) == "甲" * 299 + "[1]。"
+
+
+def test_a_long_line_after_the_first_is_quoted_in_part_when_enough_budget_is_left() -> None:
+    """The best matching sentence after the top chunk's is often the long one: the part of it that fits is read
+    rather than the short lines after it; the evaluation's first-sentences reference keeps whole lines only."""
+    first, long = "一句话[1]。", "甲" * 100 + "，" + "乙" * 150 + "[2]。"
+    lines = fit_budget([first, long, "再一句[3]。"], 200)
+    assert lines[0] == first and lines[1].startswith("甲" * 100) and lines[1].endswith("…[2]。")
+    assert len(lines) == 2 and sum(plain_length(line) for line in lines) <= 200
+    assert fit_budget([first, long, "再一句[3]。"], 200, parts=False) == [first, "再一句[3]。"]
 
 
 def test_yes_no_lead_reads_the_supporting_sentence() -> None:

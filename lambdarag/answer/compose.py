@@ -35,14 +35,19 @@ _AFFIRMED = {BARE: "是"}
 Focus = Callable[[str, int], str | None]  # the part of a sentence to quote within a budget, None for its start
 
 
+PART_MIN = 100  # characters left in the budget worth a long sentence's part
+
+
 def plain_length(text: str) -> int:
     """Characters a reader reads: the text without its [n] citations."""
     return len(CITATION_MARK.sub("", text))
 
 
-def fit_budget(lines: Sequence[str], budget: int, focus: Focus | None = None) -> list[str]:
+def fit_budget(lines: Sequence[str], budget: int, focus: Focus | None = None, parts: bool = True) -> list[str]:
     """The lines that fit ``budget`` in order: the first always (cut if needed, to the part ``focus`` picks when
-    it picks one), the others only whole."""
+    it picks one), the others whole; with ``parts``, a line too long for what is left (at least PART_MIN) is cut
+    the same way and ends the answer: the best matching sentence after the top chunk's is often the long one, and
+    the shorter lines after it pad rather than answer."""
     out: list[str] = []
     used = 0
     for line in lines:
@@ -53,6 +58,9 @@ def fit_budget(lines: Sequence[str], budget: int, focus: Focus | None = None) ->
         if used + size <= budget:
             out.append(line)
             used += size
+        elif parts and budget - used >= PART_MIN:  # the part of a long sentence that answers, in what is left
+            out.append(shorten(line, budget - used, focus))
+            break
     return out
 
 
@@ -63,16 +71,18 @@ def shorten(line: str, budget: int, focus: Focus | None = None) -> str:
     marks, stop = (m.group(1), m.group(2) or "。") if m else ("", "")
     body = line[: m.start()] if m else line
     body = CITATION_MARK.sub("", body)
-    if len(body) <= budget:
+    tail = stop if marks else ""
+    room = budget - len(tail)  # the full stop after the citations counts in the budget as well
+    if len(body) <= room:
         return line
-    part = focus(body, budget) if focus is not None else None
+    part = focus(body, room) if focus is not None else None
     if part is not None:
-        return f"{part}{marks}{stop if marks else ''}"
-    cut = body[: max(1, budget - 1)]
+        return f"{part}{marks}{tail}"
+    cut = body[: max(1, room - 1)]
     boundary = max(cut.rfind(c) for c in _CLAUSE_END)
-    if boundary >= budget // 2:
+    if boundary >= room // 2:
         cut = cut[:boundary]
-    return f"{cut}{ELLIPSIS}{marks}{stop if marks else ''}"
+    return f"{cut}{ELLIPSIS}{marks}{tail}"
 
 
 def on_condition(question: str, sentence: str) -> bool:
@@ -131,7 +141,7 @@ def lead_text(pieces: Sequence[Piece], budget: int) -> str:
     """
     lines = [s for p in evidence_pieces(pieces) for line in split_piece(p)[1].splitlines()
              for s in split_sentences(line.strip())]
-    return "".join(fit_budget(lines, budget))
+    return "".join(fit_budget(lines, budget, parts=False))
 
 
 def first_sentence(text: str) -> str:
