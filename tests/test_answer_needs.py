@@ -107,6 +107,7 @@ def answered(question: str, title: str, text: str) -> str:
     ("I reported an incident and left my contact info. How soon should I hear back?", "amount"),
     ("我的电话已经登记过了。申请什么时候能审完？", "date"),
     ("I need the office's email address. What is it?", "contact"),  # nothing asked in the last: the whole decides
+    ("What mileage rate do they reimburse?", "amount"),  # a rate asked, as 税率 asks
 ])
 def test_the_need_of_a_question(question: str, kind: str) -> None:
     assert question_need(question).kind == kind
@@ -1077,6 +1078,9 @@ def test_an_overview_is_made_of_figures_unless_the_question_names_the_kind_it_as
     assert AskedValues.of("介绍一下这种树的整体情况", "synthesis").value_bonus("树高可达12米。") > 0
     assert AskedValues.of("这种树的叶子是什么颜色？", "synthesis").value_bonus("树高可达12米。") == 0
     assert AskedValues.of("Give an overview of the tree.", "synthesis").value_bonus("It grows to 12 metres.") > 0
+    rate = AskedValues.of("What mileage rate do they reimburse?", "fact")
+    assert rate.value_bonus("The reimbursement rate is 57.5 cents per mile.") > 0
+    assert rate.value_bonus("Mileage is documented with Google Maps.") == 0
     assert AskedValues.of("What colour are the tree's leaves?", "synthesis").value_bonus("It grows to 12 metres.") == 0
 
 

@@ -40,7 +40,7 @@ AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作�
                     rf"|{CURRENCY}\s?\d"
                     r"|\d[\d,.]*\s*(?:percent|per cent|million|billion|thousand|bps|basis points|km|kilomet(?:re|er)s?"
                     r"|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?|yards?|hectares?|acres?|kg|kilograms?"
-                    r"|grams?|tons?|tonnes?|pounds?|dollars?|euros?|days?|weeks?|months?|years?|hours?|minutes?"
+                    r"|grams?|tons?|tonnes?|pounds?|dollars?|euros?|cents?|pence|days?|weeks?|months?|years?|hours?|minutes?"
                     r"|seconds?|degrees?)\b",
                     re.IGNORECASE)
 MULTIPLE = re.compile(r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*倍")

@@ -47,6 +47,7 @@ AMOUNT_LIMITS = ("标准", "限额", "上限", "金额", "费用", "时限", "�
 LEAD_TIME_EN = (r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b",)
 AMOUNT_EN = ("how (?:much|many|long|often|soon)",
              r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b",
+             r"\bwhat (?:\w+ )?rates?\b",  # "what mileage rate do they reimburse", as 税率 asks
              r"\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b")  # as 比例 asks
 # asked how long something takes or lasts: answered by a duration ("15日内", "10个工作日", "30 days"), not any amount
 DURATION = ("多久", "多长时间", "多少时间", "多长期限")
