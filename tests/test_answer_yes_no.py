@@ -4,9 +4,9 @@ modal, and a rule refusing what is asked in its own words."""
 from __future__ import annotations
 
 import pytest
+from test_answer_needs import answered
 
 from lambdarag.answer.needs import question_need, yes_no_predicate
-from tests.test_answer_needs import answered
 
 DORMS = ("新生住宿须知", "宿舍实行统一管理，按时熄灯。\n大一新生严禁在外住宿，任何人未经允许严禁擅自在外住宿。\n"
          "宿舍电费按月结算。")
