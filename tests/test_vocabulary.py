@@ -127,14 +127,15 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     assert table_lookup.DATE_WORDS.pattern == f"{dates}|{english}"
     assert asked_values.DATE_QUESTION.pattern == f"{dates}|起施行|生效|{english}"
     price = r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b"
+    price += r"|\bwhat (?:\w+ )?rates?\b"  # a rate asked, as 税率 (a7b6fc8)
     price += r"|\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b"  # a share asked (d8011b6)
     assert table_lookup.AMOUNT_WORDS.pattern == (
-        f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long|often)"
+        f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long|often|soon)"
         f"|{price}")
     lead_time = r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b"  # a lead time (b9dfecb)
     assert asked_values.AMOUNT_QUESTION.pattern == (
         f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限"
-        f"|how (?:much|many|long|often)"  # a period asked (this session)
+        f"|how (?:much|many|long|often|soon)"  # a period asked; how soon (bc1140f)
         f"|{price}|{lead_time}")
     most_en = r"\b(?:highest|largest|biggest|greatest|longest|most)\b"
     least_en = r"\b(?:lowest|smallest|shortest|cheapest|least|fewest)\b"
