@@ -25,7 +25,7 @@ def test_a_short_english_rule_closed_by_its_full_stop_answers_and_is_no_caption(
     p = handbook("Travel Policy > Meals", "The meal allowance is reduced by half on the days of departure and return. "
                  "Alcohol is not reimbursable.")
     answer = extractive_answer("Is alcohol reimbursable?", p, "fact", {}, ["alcohol", "reimbursable"])
-    assert answer.startswith("No") and "Alcohol is not reimbursable" in answer
+    assert answer.startswith(("No[", "No.")) and "Alcohol is not reimbursable" in answer
 
 
 def test_an_faq_headings_question_is_not_the_pages_subject() -> None:
@@ -146,7 +146,7 @@ def test_asked_for_the_cheapest_a_sentence_with_a_price_answers() -> None:
 def test_a_rule_that_prohibits_answers_no(rule: str) -> None:
     p = handbook("Campus rules > Smoking", rule)
     assert extractive_answer("Can I smoke in university buildings?", p, "fact", {},
-                             ["smoke", "university", "buildings"]).startswith("No")
+                             ["smoke", "university", "buildings"]).startswith(("No[", "No."))
 
 
 @pytest.mark.parametrize(("question", "sentence", "lead"), [
@@ -332,7 +332,7 @@ def test_an_english_yes_no_reads_the_close_sentence_saying_what_the_question_end
     p = handbook("Rules > Guests", rules)
     answer = extractive_answer("Can the guest I bring to the Riverside Workshop use the power tools?", p, "fact", {},
                                ["guest", "bring", "riverside", "workshop", "use", "power", "tools"])
-    assert answer.startswith("No"), answer
+    assert answer.startswith(("No[", "No.")), answer
 
 
 def test_a_keyword_few_pieces_hold_weighs_more_than_one_every_piece_holds() -> None:
@@ -403,7 +403,7 @@ def test_a_negation_in_the_condition_a_rule_opens_with_is_no_no() -> None:
     p = handbook("Grants > Transfers", "If you cannot attend, your grant cannot be transferred to other people.")
     answer = extractive_answer("If I can't attend, can my grant be transferred to a colleague?", p, "fact", {},
                                ["attend", "grant", "transferred", "colleague"])
-    assert answer.startswith("No"), answer
+    assert answer.startswith(("No[", "No.")), answer
 
 
 def test_a_sentence_quoting_a_question_goes_on_after_it() -> None:

@@ -55,7 +55,7 @@ def faq(*lines: str) -> Any:
 def test_free_on_the_day_asked_is_a_no() -> None:
     p = faq("Q: When are the parking restrictions in force?", f"A: {HOURS}")
     answer = extractive_answer("Do I have to pay for parking on Sundays?", p, "fact", {}, ["pay", "parking", "sundays"])
-    assert answer.startswith("No")
+    assert answer.startswith(("No[", "No."))
 
 
 def test_an_faq_answer_opening_with_its_own_yes_is_not_led_by_another() -> None:
@@ -72,7 +72,7 @@ def test_a_day_outside_the_hours_another_sentence_of_the_chunk_states_is_a_no() 
     p = pack({}, ["licence#1"], [], {"licence#1": chunk}, max_chars=3500)
     keywords = ["buy", "fishing", "licence", "phone", "saturday"]
     assert extractive_answer("Can I buy a fishing licence by phone on Saturday?", p, "fact", {},
-                             keywords).startswith("No")
+                             keywords).startswith(("No[", "No."))
 
 
 def test_a_yes_no_question_asked_with_another_is_read_for_its_own_part() -> None:
@@ -94,7 +94,7 @@ def test_a_yes_no_clause_asked_with_another_in_one_sentence_is_answered_first() 
     assert extractive_answer(question, p, "fact", {}, keywords).startswith("Yes")
     # asked whether one pays, the same sentence answers no
     assert extractive_answer("Do I have to pay for a sign language interpreter?", p, "fact", {},
-                             keywords).startswith("No")
+                             keywords).startswith("No[")
 
 
 @pytest.mark.parametrize(("question", "lead"), [

@@ -31,5 +31,6 @@ def test_asked_yes_or_no_on_a_day_outside_the_opening_days_the_answer_is_no() ->
                   "The service hall is open from Monday to Friday, 9 am to 5 pm.")
     p = pack({}, ["hall#1"], [], {"hall#1": chunk}, max_chars=3500)
     keywords = ["service", "hall", "open"]
-    assert extractive_answer("Is the service hall open on Saturday?", p, "fact", {}, keywords).startswith("No")
+    answer = extractive_answer("Is the service hall open on Saturday?", p, "fact", {}, keywords)
+    assert answer.startswith(("No[", "No."))
     assert extractive_answer("Is the service hall open on Tuesday?", p, "fact", {}, keywords).startswith("Yes")

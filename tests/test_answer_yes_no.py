@@ -25,14 +25,23 @@ def test_a_question_closing_on_its_modal_asks_of_the_clause_before(question: str
     assert yes_no_predicate(question, question_need(question).modal) == predicate
 
 
+def says_no(answer: str) -> bool:
+    """An English answer led by No (its citation follows), not "Not stated in the documents."."""
+    return answer.startswith(("No[", "No."))
+
+
 def test_a_rule_refusing_what_is_asked_in_its_own_words_says_no() -> None:
     answer = answered("我是大一新生，想办走读每天回家住，学校允许吗？", *DORMS)
     assert answer.startswith("不允许") and "严禁在外住宿" in answer.split("。")[1]
     answer = answered("Our journal changed its name. Can I just change both with the Update button?", *TRANSFER)
-    assert answer.startswith("No") and "You cannot update the title" in answer
+    assert says_no(answer) and "You cannot update the title" in answer
     answer = answered("Can I plug a USB stick into the microscope PC to take my images home?", "Microscope data",
                       "USB ports are disabled, preventing users from plugging in storage devices to copy data.")
-    assert answer.startswith("No")
+    assert says_no(answer)
+    # the rule refuses under a heading that names the subject asked as well
+    answer = answered("If I can't go, can I hand my grant over to a colleague?", "Financial aid grants",
+                      "We use online forms for the processing.\n- Grants cannot be transferred to other individuals.")
+    assert says_no(answer)
 
 
 def test_a_refusal_of_something_else_or_a_question_of_need_stays_not_stated() -> None:

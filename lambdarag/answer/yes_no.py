@@ -101,7 +101,8 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
     """Asked whether one may, when no sentence says what is asked in the question's words: a rule of the top chunk's
     document refusing it in its own words ("想办走读每天回家住，学校允许吗" against "大一新生严禁在外住宿"; "Can I just
     change both with the Update button?" against "You cannot update the title or ISSN this way"), scoring nearly as
-    well as the best sentence and sharing a word of what is asked (a character of the predicate that is no stopword)."""
+    well as the best sentence and sharing a word of what is asked (a character of the predicate that is no stopword),
+    even one its heading holds too ("Grants cannot be transferred" under "Financial aid grants")."""
     best = max(scored, key=ranking_key, default=None)
     if best is None or need.modal not in PERMISSION:
         return None
@@ -116,7 +117,7 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
             return any(c in sentence for c in characters)
     refusing = _REFUSAL_EN if need.english else _REFUSAL
     floor = max(best.score * REFUSAL_SHARE, YES_NO_SUPPORT / 2)
-    rules = [s for s in scored if s.doc_id == top_doc and s.says_asked and s.score >= floor
+    rules = [s for s in scored if s.doc_id == top_doc and s.score >= floor
              and refusing.search(s.sentence) is not None and shares(s.sentence)]
     return max(rules, key=ranking_key, default=None)
 
