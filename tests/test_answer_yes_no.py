@@ -38,6 +38,11 @@ def test_a_rule_refusing_what_is_asked_in_its_own_words_says_no() -> None:
     answer = answered("Can I plug a USB stick into the microscope PC to take my images home?", "Microscope data",
                       "USB ports are disabled, preventing users from plugging in storage devices to copy data.")
     assert says_no(answer)
+    # what a rule makes void is no longer usable; what takes effect is no refusal
+    tickets = ("车票使用须知", "直达票当日当次有效，中途下车失效。\n车票改签须在开车前办理。")
+    assert answered("买了直达票，想中途下车玩一天，第二天再拿这张票接着坐，行不行？", *tickets).startswith("不可以")
+    rules = ("车票使用须知", "新的车票规定自下月起生效，车票改签须在开车前办理。")
+    assert not answered("买了直达票，第二天再拿这张票接着坐，行不行？", *rules).startswith("不")
     # the rule refuses under a heading that names the subject asked as well
     answer = answered("If I can't go, can I hand my grant over to a colleague?", "Financial aid grants",
                       "We use online forms for the processing.\n- Grants cannot be transferred to other individuals.")

@@ -145,7 +145,7 @@ NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须"
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受", "不适用", "无法")
 # a rule refusing a thing outright, whatever words it names it with ("严禁在外住宿" answers "想办走读…，学校允许吗")
 REFUSAL = ("不得", "不能", "不可", "禁止", "严禁", "不允许", "不准", "无法", "不予", "不受理", "不支持", "不接受",
-           "不适用")
+           "不适用", r"(?<!生)失效", "作废")  # "中途下车失效": what is void is no longer usable (not 生效)
 REFUSAL_EN = (r"\bcannot\b", r"\bcan't\b", r"\b(?:may|must) not\b", r"\bnot (?:be )?(?:allowed|permitted)\b",
               r"\b(?:prohibited|forbidden|ineligible)\b", r"\bnot eligible\b",
               r"\bprevent(?:s|ed|ing)? (?:\w+ ){1,2}from\b")  # "…disabled, preventing users from plugging in…"
