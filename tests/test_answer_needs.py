@@ -1083,6 +1083,9 @@ def test_an_overview_is_made_of_figures_unless_the_question_names_the_kind_it_as
     rate = AskedValues.of("What mileage rate do they reimburse?", "fact")
     assert rate.value_bonus("The reimbursement rate is 57.5 cents per mile.") > 0
     assert rate.value_bonus("Mileage is documented with Google Maps.") == 0
+    # a currency sign after the figure, as price lists write it ("0.08 ￥/L")
+    shower = AskedValues.of("洗澡具体多少钱？", "fact")
+    assert shower.value_bonus("标准价格为 0.08 ￥/L。") > 0 and shower.value_bonus("浴室位置较少，请错峰洗澡。") == 0
     assert AskedValues.of("What colour are the tree's leaves?", "synthesis").value_bonus("It grows to 12 metres.") == 0
 
 

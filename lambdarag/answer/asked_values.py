@@ -31,7 +31,8 @@ DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.
 YEAR_QUESTION = cue_pattern(*cues.YEAR, flags=re.IGNORECASE)
 AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, *cues.LEAD_TIME_EN,
                               flags=re.IGNORECASE)
-AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次|小时|个|万"
+AMOUNT = re.compile(rf"\d+(?:\.\d+)?\s*(?:%|％|{CURRENCY}|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次"
+                    r"|小时|个|万"  # a currency sign after the figure as price lists write it ("0.08 ￥/L")
                     # measures of length, area, weight, age, time and temperature ("水深0至12公尺", "重3吨")
                     r"|米|公尺|公分|公里|千米|厘米|毫米|英尺|英里|海里|平方米|平方公里|公顷|亩|吨|公斤|千克|公克|克|斤|公升|毫升|升"
                     r"|岁|秒|周|℃)"
