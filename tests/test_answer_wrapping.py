@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
-from lambdarag.answer.lines import unwrapped_lines
+from lambdarag.answer.lines import blocks_joined, unwrapped_lines
 from lambdarag.records import Chunk
 
 # a line ends before the word that would not fit: at 72 columns that is up to a fifth of the line
@@ -129,3 +129,24 @@ def test_a_sentence_runs_on_after_a_word_no_sentence_ends_with_and_to_a_word_in_
     assert lines[1].startswith("Anyone who acts alone must report what they did to the committee by e-mailing "
                                "*committee@example.org*")
     assert lines[-1] == "* Guests may not use the machines."
+
+
+def test_an_address_block_after_the_sentence_announcing_it_is_read_with_it() -> None:
+    """"…mailed to:" then an address one short line each: one sentence, which answers where to send it; a label
+    of a list, a literal block of code and lines closed by a full stop stay apart."""
+    lines = ["Applications can be submitted in person or mailed to:", "Parking Assistance Center",
+             "250 Main Plaza, Suite 6300", "Oakland, CA 94612", "Hours: Monday to Friday from 9 a.m. to 4:30 p.m."]
+    assert blocks_joined(lines)[0] == ("Applications can be submitted in person or mailed to: Parking Assistance "
+                                       "Center, 250 Main Plaza, Suite 6300, Oakland, CA 94612.")
+    assert blocks_joined(lines)[1] == lines[-1]
+    assert blocks_joined(["本科专业：", "历史学", "考古学"]) == ["本科专业：", "历史学", "考古学"]  # a list's label
+    code = ["The corpus frequencies of the topics are listed below::", ">>> data.names[:3]", "['E11', 'ECAT']"]
+    assert blocks_joined(code) == code
+    told = ["Applications can be submitted in person or mailed to:", "The office is closed.", "Call us first."]
+    assert blocks_joined(told) == told
+    chunk = Chunk("rpp#1", "rpp", "Residential parking permits", "Residential parking permits",
+                  "The cost of a permit varies by area.\n" + "\n".join(lines))
+    p = pack({}, ["rpp#1"], [], {"rpp#1": chunk}, max_chars=3500)
+    answer = extractive_answer("Where do I mail my residential parking permit application?", p, "fact", {},
+                               ["mail", "residential", "parking", "permit", "application"])
+    assert answer.startswith("Applications can be submitted") and "250 Main Plaza" in answer.split("[1]")[0]

@@ -37,6 +37,11 @@ _OPENING_MARKS = "*_`\"'“‘"  # emphasis, code and quotes a word may open wit
 BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 _ITEM_CLOSED = (".", ";", ",", ":", "!", "?")  # an English item ending in one needs no ";" after it
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
+# a block after a sentence ending in a colon ("…can be submitted in person or mailed to:"): an address or a contact,
+# one short line each ("Parking Citation Assistance Center", "250 Frank H. Ogawa Plaza, Suite 6300")
+BLOCK_LEAD_MIN_CHARS = 30  # a shorter line ending in a colon is a label of a list ("本科专业："), read as a list is
+BLOCK_LINE_MAX_CHARS = 80
+BLOCK_LINES = 6
 # a list of clauses: a lead-in ending in ： ("申请人应当具备下列条件：") and items marked or cut by ；, one a line
 CLAUSE_LIST_MAX_CHARS = 200  # a longer list keeps its lines apart (the answer's budget could not quote it whole)
 _CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
@@ -230,3 +235,37 @@ def joined_list(lead: str, items: Sequence[str]) -> str:
     last = len(items) - 1
     return lead + "".join(item if item.endswith(CLOSED) else item + ("。" if k == last else "；")
                           for k, item in enumerate(items))
+
+
+def blocks_joined(lines: Sequence[str]) -> list[str]:
+    """The lines with a sentence ending in a colon joined to the short lines after it (2 to BLOCK_LINES, none
+    closed by a full stop, none a label or an item): "…mailed to:", "Parking Citation Assistance Center",
+    "250 Frank H. Ogawa Plaza, Suite 6300", "Oakland, CA 94612" -> one sentence. Alone, the lead-in says where
+    without the address and the address lines say nothing of what they are the address of."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        block = _block_after(lines, i)
+        if len(block) >= 2:
+            cjk = has_cjk(lines[i])
+            space, comma, stop = ("", "，", "。") if cjk else (" ", ", ", ".")
+            out.append(f"{lines[i].rstrip()}{space}{comma.join(block)}{stop}")
+            i += 1 + len(block)
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
+
+
+def _block_after(lines: Sequence[str], lead: int) -> list[str]:
+    """The short lines after ``lines[lead]`` when it is a sentence ending in one colon (two, "…for 'CCAT'::", open a
+    literal block of code, which is no address)."""
+    line = lines[lead].rstrip()
+    if len(line) < BLOCK_LEAD_MIN_CHARS or not line.endswith((":", "：")) or line.endswith("::"):
+        return []
+    block: list[str] = []
+    for after in lines[lead + 1:lead + 1 + BLOCK_LINES]:
+        if len(after) > BLOCK_LINE_MAX_CHARS or after.rstrip().endswith(CLOSED) or _MARKED.match(after):
+            break
+        block.append(after.strip())
+    return block

@@ -24,6 +24,7 @@ from lambdarag.answer.lines import (
     ANSWER_LINE,
     BULLET,
     QUESTION_LINE,
+    blocks_joined,
     clause_lists,
     listed_items,
     refused_items,
@@ -331,7 +332,8 @@ def _long_enough(sentence: str) -> bool:
 def _units(body: str, lists: bool = False) -> Iterator[Unit]:
     """The body's sentences (an FAQ answer matched with its question; with ``lists``, a list written one item a
     line as one unit)."""
-    lines = clause_lists(unwrapped_lines(body)) if lists else [(line, False) for line in unwrapped_lines(body)]
+    unwrapped = blocks_joined(unwrapped_lines(body))
+    lines = clause_lists(unwrapped) if lists else [(line, False) for line in unwrapped]
     joined = {line for line, whole in lines if whole}
     texts = [line for line, _ in lines]
     items = refused_items(texts)
