@@ -7,10 +7,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 _CLAUSE_MARK = re.compile(r"[，,；;：:]")
-_TOLD = re.compile(r"(?<=[。！!])|(?<=[a-z0-9)][.!])\s+(?=[A-Z])")  # the end of a sentence telling, not asking
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _SUBJECT_ONLY = 2  # CJK characters of a modal's clause that name only who decides ("学校允许吗"), not what is asked
 _SENTENCES = re.compile(r"[^？?]*[？?]|[^？?]+$")
@@ -36,11 +34,3 @@ def asked_before(sentence: str, end: int) -> str:
     if len(clauses) > 1 and len(_CJK.findall(clauses[-1])) <= _SUBJECT_ONLY:
         clauses.pop()
     return clauses[-1] if clauses else ""
-
-
-def asking_part(question: str, asks: Callable[[str], bool]) -> str:
-    """The part of ``question`` that asks: its asking sentence without the sentences telling before it ("…left my
-    contact info. How soon should I hear back?"), and of that the first clause that ``asks`` in words of its own
-    ("…，材料递上去之后，主管部门最晚多久得给个说法" -> 主管部门最晚多久得给个说法), else the whole sentence."""
-    told = _TOLD.split(asking_sentence(question))[-1]
-    return next((clause for clause in _CLAUSE_MARK.split(told) if asks(clause)), told)
