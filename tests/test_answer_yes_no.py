@@ -54,3 +54,13 @@ def test_a_refusal_of_something_else_or_a_question_of_need_stays_not_stated() ->
     assert answered("我是大一新生，宿舍可以养猫吗？", *DORMS).startswith("资料中未明确说明")
     # asked whether one must, not whether one may: a refusal of something else answers nothing
     assert answered("我是大一新生，想办走读每天回家住，需要交押金吗？", *DORMS).startswith("资料中未明确说明")
+
+
+def test_a_yes_or_no_is_not_padded_with_part_of_a_long_sentence() -> None:
+    """The budget quotes part of a long line that does not fit, except after a yes or no, which its support says."""
+    step = "步须登录学费系统填写信用卡交费申请表并上传手续费凭证"
+    long = "刷信用卡交学费的，" + "，".join(f"第{i}{step}" for i in range(1, 12)) + "。"
+    guide = ("学费缴纳指南", f"直接刷信用卡交学费要额外付手续费，这种方式不推荐。\n{long}")
+    answer = answered("直接刷信用卡交学费的话，要额外付手续费吗？", *guide)
+    assert answer.startswith("要") and "第1步" not in answer
+    assert "第1步" in answered("直接刷信用卡交学费的话，手续费是多少？", *guide)  # quoted in part otherwise

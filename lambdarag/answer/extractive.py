@@ -71,7 +71,8 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
             ranked = scored_sentences(asked, packed.pieces, own, intent, packed.as_of)
         lines = yes_no_lines(asked, scored, need, lines, ranked)
     focus = None if need.kind == "yesno" else _focus(question, intent, keywords)
-    text = "".join(fit_budget(lines, budget, focus)).strip()
+    # a yes or no is said with its support: a long line after them would be quoted in part as padding
+    text = "".join(fit_budget(lines, budget, focus, parts=need.kind != "yesno")).strip()
     return text + "".join(repeal_notes(text, packed, need.english))
 
 
