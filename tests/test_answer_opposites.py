@@ -92,6 +92,8 @@ def test_a_yes_no_clause_asked_with_another_in_one_sentence_is_answered_first() 
     keywords = ["sign", "language", "interpreter", "pay"]
     question = "Can I get a sign language interpreter, and would I have to pay for one?"
     assert extractive_answer(question, p, "fact", {}, keywords).startswith("Yes")
+    # asked without its question mark, the same
+    assert extractive_answer(question.rstrip("?"), p, "fact", {}, keywords).startswith("Yes")
     # asked whether one pays, the same sentence answers no
     assert extractive_answer("Do I have to pay for a sign language interpreter?", p, "fact", {},
                              keywords).startswith("No[")

@@ -100,9 +100,11 @@ def _first_question(question: str) -> str:
     first, the sentence after it may answer the rest), else the question."""
     mark = _QUESTION_MARK.search(question)
     first = question[:mark.end()] if mark is not None and question[mark.end():].strip() else question
-    clauses = asking_clauses(first.rstrip().rstrip("？?"))
+    body = first.rstrip()
+    clauses = asking_clauses(body.rstrip("？?"))
     asked = next((c for c in clauses if question_need(c).kind == "yesno"), None) if len(clauses) > 1 else None
-    return f"{asked.rstrip()}{first.rstrip()[-1]}" if asked is not None else first
+    end = body[-1] if body.endswith(("？", "?")) else ""  # asked without a question mark, none is added
+    return f"{asked.rstrip()}{end}" if asked is not None else first
 
 
 def repeal_notes(text: str, packed: Packed, english: bool = False) -> list[str]:
