@@ -106,20 +106,18 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
     best = max(scored, key=ranking_key, default=None)
     if best is None or need.modal not in PERMISSION:
         return None
-    if need.english:
-        words = set(asked_words(question))
-        def shares(sentence: str) -> bool:
-            return bool(words & word_stems(sentence))
-    else:
-        characters = {c for c in predicate if has_cjk(c) and c not in stopwords()}
-
-        def shares(sentence: str) -> bool:
-            return any(c in sentence for c in characters)
+    asked = frozenset(asked_words(question)) if need.english \
+        else frozenset(c for c in predicate if has_cjk(c) and c not in stopwords())
     refusing = _REFUSAL_EN if need.english else _REFUSAL
     floor = max(best.score * REFUSAL_SHARE, YES_NO_SUPPORT / 2)
     rules = [s for s in scored if s.doc_id == top_doc and s.score >= floor
-             and refusing.search(s.sentence) is not None and shares(s.sentence)]
+             and refusing.search(s.sentence) is not None and _holds_asked(s.sentence, asked, need.english)]
     return max(rules, key=ranking_key, default=None)
+
+
+def _holds_asked(sentence: str, asked: frozenset[str], english: bool) -> bool:
+    """Whether the sentence holds one of the ``asked`` stems (English) or characters (Chinese)."""
+    return bool(asked & word_stems(sentence)) if english else any(c in sentence for c in asked)
 
 
 def _plain(line: str) -> str:
