@@ -1,5 +1,6 @@
 """Yes/no read where the question and the rule use different words: the predicate of a question closing on its
-modal, and a rule refusing what is asked in its own words."""
+modal, a rule refusing what is asked in its own words (and not one refusing something else), and a yes or no said
+with its support alone, unpadded."""
 
 from __future__ import annotations
 
