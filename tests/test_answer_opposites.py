@@ -108,3 +108,15 @@ def test_a_free_of_charge_phrase_says_no_only_to_a_question_whether_one_pays(que
     p = pack({}, ["access#2"], [], {"access#2": chunk}, max_chars=3500)
     answer = extractive_answer(question, p, "fact", {}, ["手语", "翻译", "付费"])
     assert answer.startswith(lead), answer
+
+
+@pytest.mark.parametrize(("question", "sentence", "no"), [
+    ("已经参加过一次交流项目，大四还想再申请一个同类项目，可以吗？", "本科四年内只限参加一次。", True),
+    ("I got a grant last year. Can I apply again this year?", "Each person may receive the grant only once.", True),
+    ("可以申请交流项目吗？", "本科四年内只限参加一次。", False),  # not asked again: once is a yes
+    ("大四还想再申请一个同类项目，可以吗？", "每学期可申请多个项目。", False),  # no limit of once
+])
+def test_once_only_answers_no_to_doing_it_again(question: str, sentence: str, no: bool) -> None:
+    from lambdarag.answer.opposites import once_only_again
+
+    assert once_only_again(question, sentence) is no

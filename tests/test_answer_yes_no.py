@@ -65,3 +65,10 @@ def test_a_yes_or_no_is_not_padded_with_part_of_a_long_sentence() -> None:
     answer = answered("直接刷信用卡交学费的话，要额外付手续费吗？", *guide)
     assert answer.startswith("要") and "第1步" not in answer
     assert "第1步" in answered("直接刷信用卡交学费的话，手续费是多少？", *guide)  # quoted in part otherwise
+
+
+def test_a_rule_allowing_it_once_answers_no_to_doing_it_again() -> None:
+    exchange = ("交流项目须知",
+                "对于免外方学费的长期交流项目，注册学生本科四年内只限参加一次。\n交流结束后须提交交流总结。")
+    question = "我已经参加过一次免外方学费的长期交流，大四还想再申请一个同类项目，可以吗？"
+    assert answered(question, *exchange).startswith("不可以")

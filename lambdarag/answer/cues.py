@@ -140,6 +140,11 @@ SOME_ONLY = (r"\bsome\b[^.;]*\bothers?\b", r"\bnot all\b", r"\bonly some\b", "�
              "不是全部", "并非每", r"有的[^。；]*有的", r"(?<!大)部分[^。；]*(?:其他|其余|另一部分)",
              r"(?<!大)部分[^。；，,]{0,12}?(?:不|没有|未)")  # "部分车站不发售": some do not
 OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY))
+# asked whether one may do it again ("大四还想再申请一个…", "Can I apply again?"), a rule allowing it once only
+AGAIN_ASKED = (r"再(?:次|申请|参加|报名|办理|领取|使用|买|借|来|去)", "第二次", "又一次", r"\bagain\b", r"\ba second\b",
+               r"\banother time\b")
+ONCE_ONLY = (r"(?:只|仅)(?:限|能|可|允许)?[\u4e00-\u9fff]{0,6}?一次", r"限[\u4e00-\u9fff]{0,4}?一次", r"\bonly once\b",
+             r"\bonce only\b", r"\bone time only\b", r"\bno more than once\b")
 # a supporting sentence that says "no" (answer/compose.py: the yes/no lead)
 NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须", "不必", "禁止", "严禁", "不允许", "不属于", "不是",
             "没有", "不会", "不能够", "不应", "不再", "不受理", "不支持", "不包括", "不接受", "不适用", "无法")

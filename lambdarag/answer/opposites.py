@@ -26,6 +26,8 @@ _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite,
 _CLAUSE = re.compile(r"[^.;。；！!？?]+")
 _FREE = cue_pattern(*cues.FREE_OF_CHARGE, flags=re.IGNORECASE)
 _PAY = cue_pattern(*cues.PAY_ASKED, flags=re.IGNORECASE)
+_AGAIN = cue_pattern(*cues.AGAIN_ASKED, flags=re.IGNORECASE)
+_ONCE_ONLY = cue_pattern(*cues.ONCE_ONLY, flags=re.IGNORECASE)
 _FOR = re.compile(r"\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?([A-Za-z]+)", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # a field's name ("收费标准（元）：") says what the field is about, not its value
@@ -74,3 +76,10 @@ def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:
         return True
     pairs = {cjk[i:i + 2] for i in range(len(cjk) - 1)}
     return sum(1 for pair in pairs if pair in question) * 2 > len(pairs)  # most of them
+
+
+def once_only_again(question: str, sentence: str) -> bool:
+    """Whether the question asks to do a thing again ("已经参加过一次…，大四还想再申请一个同类项目，可以吗") and the
+    sentence allows it once only ("本科四年内只限参加一次", "You may apply only once"): a no without a word of
+    refusal."""
+    return _AGAIN.search(asking_sentence(question)) is not None and _ONCE_ONLY.search(sentence) is not None
