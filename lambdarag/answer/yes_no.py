@@ -53,12 +53,10 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         if refusal is None:
             return [lead_line(need, "", False), *lines]
         support = refusal.cited()
-        return [lead_line(need, support, True, refuted=True) + support,
-                *(line for line in lines if _plain(line) not in _plain(support))]
+        return [lead_line(need, support, True, refuted=True) + support, *_not_said(lines, support)]
     support = best.cited()
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
-    said = _plain(support)  # the same sentence cited by more chunks, or a piece of it a chunk's window cut, is said
-    rest = [line for line in lines if _plain(line) not in said]
+    rest = _not_said(lines, support)
     if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
         return [support, *rest]
     outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
@@ -119,6 +117,13 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
 def _holds_asked(sentence: str, asked: frozenset[str], english: bool) -> bool:
     """Whether the sentence holds one of the ``asked`` stems (English) or characters (Chinese)."""
     return bool(asked & word_stems(sentence)) if english else any(c in sentence for c in asked)
+
+
+def _not_said(lines: Sequence[str], support: str) -> list[str]:
+    """The answer's other lines but those the support already says (the same sentence cited by more chunks, or a
+    piece of it a chunk's window cut)."""
+    said = _plain(support)
+    return [line for line in lines if _plain(line) not in said]
 
 
 def _plain(line: str) -> str:
