@@ -12,6 +12,7 @@ _CLAUSE_MARK = re.compile(r"[，,；;：:]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _SUBJECT_ONLY = 2  # CJK characters of a modal's clause that name only who decides ("学校允许吗"), not what is asked
 _SENTENCES = re.compile(r"[^？?]*[？?]|[^？?]+$")
+_TOLD = re.compile(r"(?<=[。！!])|(?<=[a-z0-9)][.!])\s+(?=[A-Z])")  # the end of a sentence telling, not asking
 # a check of what the asker believes, not the question asked, when another question follows it
 _CHECK = re.compile(r"(?:不是|难道)[^，,。；;]*吗\s*[？?]$|^\W*(?:isn't|aren't|wasn't|doesn't|don't|didn't)\b",
                     re.IGNORECASE)
@@ -24,6 +25,12 @@ def asking_sentence(question: str) -> str:
         return ""
     asks = next((s for s in sentences[1:] if s.endswith(("？", "?"))), None) if _CHECK.search(sentences[0]) else None
     return (asks or sentences[0]).rstrip("？?")
+
+
+def asked_part(question: str) -> str:
+    """The asking sentence without the sentences the asker tells before it ("I reported an incident and left my
+    contact info. How soon should I hear back?" -> "How soon should I hear back")."""
+    return _TOLD.split(asking_sentence(question))[-1]
 
 
 def asked_before(sentence: str, end: int) -> str:

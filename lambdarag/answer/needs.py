@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.asked_values import DURATION_QUESTION
-from lambdarag.answer.asking import asked_before, asking_sentence
+from lambdarag.answer.asking import asked_before, asked_part, asking_sentence
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
@@ -95,7 +95,6 @@ _IN_OBJECT_EN = re.compile(r"\b(?:for|of|in|on|at|by|to|with|from|under|about)\s
                            r"[\w'-]+\s+or\b", re.IGNORECASE)
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
 _ASK_WORDS = {"可否": "可以", "能否": "能", "行不行": "可以", "行": "可以"}
-_TOLD = re.compile(r"(?<=[。！!])|(?<=[a-z0-9)][.!])\s+(?=[A-Z])")  # the end of a sentence telling, not asking
 _CLOSING_ASK = re.compile(r"行不行|行吗")  # 可以 asked in other words, closing the question
 _ASKED_BOTH_WAYS = re.compile(cues.ASKED_BOTH_WAYS)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -136,7 +135,7 @@ def question_need(question: str) -> Need:
     if modal:
         return Need("yesno", modal, english)
     # the sentence that asks decides before what the asker tells first ("…left my contact info. How soon…?")
-    for text in dict.fromkeys((_TOLD.split(asking_sentence(question))[-1], question)):
+    for text in dict.fromkeys((asked_part(question), question)):
         if _ELIGIBLE_WHO.search(text):  # who may apply: the conditions say it
             return Need("conditions", "", english)
         for kind in _ORDER:
