@@ -107,12 +107,8 @@ def yes_no_lead(need: Need, support: str, supported: bool, refuted: bool = False
     """
     if not supported:
         return "Not stated in the documents. " if need.english else "资料中未明确说明。"
-    text = CITATION_MARK.sub("", support)
-    said = without_bounds(text)
-    if need.english:  # the rule the sentence states, not the condition it opens with or the concession it makes
-        said = _CONCESSION_EN.sub(" ", _LEADING_CONDITION_EN.sub(" ", said))
-    negated = bool(_NEGATION_EN.search(_ALTERNATIVE_EN.sub(" ", said)) if need.english else _NEGATION.search(said))
-    negative = negated != outside or refuted  # outside a rule's limit, the rule's yes or no is turned round
+    # outside a rule's limit, or in the exception it names, the rule's yes or no is turned round
+    negative = negates(need, support) != outside or refuted
     conditional = conditional and not negative  # yes, but only on the condition the sentence states
     if need.english:
         return "No." if negative else "Yes, with conditions." if conditional else "Yes."
@@ -132,6 +128,15 @@ def lead_line(need: Need, support: str, supported: bool, refuted: bool = False, 
     if need.english:
         return f"{word.rstrip('.')}{marks}. "
     return f"{word}{marks}。"
+
+
+def negates(need: Need, support: str) -> bool:
+    """Whether the supporting sentence says no in words of its own: a negation of the rule it states, not a bound's
+    ("no more than"), a choice's ("whether or not"), an English condition's it opens with or a concession's."""
+    said = without_bounds(CITATION_MARK.sub("", support))
+    if need.english:  # the rule the sentence states, not the condition it opens with or the concession it makes
+        said = _CONCESSION_EN.sub(" ", _LEADING_CONDITION_EN.sub(" ", said))
+    return bool(_NEGATION_EN.search(_ALTERNATIVE_EN.sub(" ", said)) if need.english else _NEGATION.search(said))
 
 
 def lead_text(pieces: Sequence[Piece], budget: int) -> str:

@@ -158,6 +158,11 @@ REFUSAL_EN = (r"\bcannot\b", r"\bcan't\b", r"\b(?:may|must) not\b", r"\bnot (?:b
 FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
                r"\b(?:prohibited|forbidden|banned|ineligible)\b")  # a rule's refusal, as 禁止 is
+# a rule's exception, its words in the one group (answer/exceptions.py): "宠物（导盲犬除外）", "除持证车辆外"
+EXCEPTION = (r"(?<![删清免解排消剔拆开废扣革破])除(?:了|去)?([^，。；,;（()）]{2,20}?)(?:以外|之外|外)",
+             r"([^，。；,;（()）]{2,20})(?:均|一律)?除外")
+EXCEPTION_EN = (r"\bwith the exception of\b", r"\bexcept(?:ing)?(?:\s+(?:for|when|if|where|in|on|during))?\b",
+                r"\b(?:other|rather) than\b", r"\b(?:apart|aside) from\b", r"\bexcluding\b", r"\bunless\b")
 # a supporting sentence that says yes only on a condition ("仅限持证车辆方可进入", "only if they display a permit")
 CONDITION = ("仅限", "只限", r"只有[^。；]*才", "方可", "才能", "才可以", "才可", "须经", "经批准后", "前提是",
              "符合条件的")  # 只有 with its 才: alone it counts ("只有三个食堂")

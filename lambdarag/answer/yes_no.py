@@ -12,8 +12,9 @@ import re
 from collections.abc import Sequence
 
 from lambdarag.answer import cues
-from lambdarag.answer.compose import lead_line, on_condition
+from lambdarag.answer.compose import lead_line, negates, on_condition
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.exceptions import excepted
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
 from lambdarag.answer.opposites import as_asked_free, once_only_again, says_opposite
@@ -53,14 +54,19 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         if refusal is None:
             return [lead_line(need, "", False), *lines]
         support = refusal.cited()
-        return [lead_line(need, support, True, refuted=True) + support, *_not_said(lines, support)]
+        exception = _excepted(question, refusal.sentence, need)  # "…严禁饲养宠物（导盲犬除外）" asked of a guide dog
+        lead = lead_line(need, support, True, refuted=not exception, outside=exception, conditional=exception)
+        return [lead + support, *_not_said(lines, support)]
     support = best.cited()
     # one line, so the budget cuts a long supporting sentence rather than leaving the yes or no unsupported
     rest = _not_said(lines, support)
     if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
         return [support, *rest]
-    outside = figure_outside(question, best.sentence)  # "40岁…吗" against "年龄在18至35周岁之间"
-    refuted, conditional = _refuted(question, best, scored, predicate), on_condition(question, best.sentence)
+    # "40岁…吗" against "年龄在18至35周岁之间"; a service dog against "No dogs… with the exception of service animals"
+    exception = _excepted(question, best.sentence, need)  # a yes on the exception's terms
+    outside = figure_outside(question, best.sentence) or exception
+    refuted = _refuted(question, best, scored, predicate)
+    conditional = on_condition(question, best.sentence) or exception
     lead = lead_line(need, as_asked_free(question, support), True, refuted, outside, conditional)
     return [lead + support, *rest]
 
@@ -74,6 +80,13 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
             or once_only_again(question, best.sentence):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
+
+
+def _excepted(question: str, sentence: str, need: Need) -> bool:
+    """Whether the sentence refuses what is asked but for an exception the question names (answer/exceptions.py);
+    a rule saying yes but for an exception ("应合住一间（A类人员除外）") is left as read: what the excepted may do
+    instead is not what the question asks."""
+    return negates(need, sentence) and excepted(question, sentence)
 
 
 def _floor(best: Scored, predicate: str, question: str, top_doc: str | None) -> float:
