@@ -72,3 +72,19 @@ def test_a_rule_allowing_it_once_answers_no_to_doing_it_again() -> None:
                 "对于免外方学费的长期交流项目，注册学生本科四年内只限参加一次。\n交流结束后须提交交流总结。")
     question = "我已经参加过一次免外方学费的长期交流，大四还想再申请一个同类项目，可以吗？"
     assert answered(question, *exchange).startswith("不可以")
+
+
+def test_an_faq_reply_alone_is_read_with_the_sentence_after_it() -> None:
+    visit = ("参观须知 > 我需要在特定时间离开博物馆吗？", "不需要。无论你何时入馆，都可以一直参观至闭馆时间。\n"
+             "博物馆每周一闭馆。")
+    # asked something else, the reply is not shown as if it answered it
+    answer = answered("博物馆哪天闭馆？", *visit)
+    assert "不需要" not in answer and "闭馆" in answer
+    # asked what the FAQ asks, the reply leads, with the sentence that says it
+    answer = answered("我需要在特定时间离开博物馆吗？", *visit)
+    assert answer.startswith("不需要") and "无论你何时入馆" in answer.split("。")[1]
+    plans = ("订阅制套餐 > 常见问题 > 可以同时使用多个套餐吗?", "不可以。一个账号只能同时激活一个订阅套餐。")
+    assert answered("一个账号能同时用两个套餐吗？", *plans).startswith("不能")
+    hosting = ("Hosting FAQ > Can I use my own domain?", "Yes. Add it under Settings, then point its DNS here.")
+    answer = answered("Can I use my own domain?", *hosting)
+    assert answer.startswith("Yes") and "Add it under Settings" in answer

@@ -158,6 +158,8 @@ REFUSAL_EN = (r"\bcannot\b", r"\bcan't\b", r"\b(?:may|must) not\b", r"\bnot (?:b
 FORBIDDEN_KIND = ("违章", "违规", "违禁", "禁用")
 NEGATION_EN = (r"\bnot?\b", r"\bnever\b", r"\bnone\b", r"\bcannot\b", r"n't\b",
                r"\b(?:prohibited|forbidden|banned|ineligible)\b")  # a rule's refusal, as 禁止 is
+# a reply opening an FAQ's answer ("不需要。无论你何时入馆…", "Yes. Residents can…"): it answers the FAQ's own question
+REPLY = (r"不?(?:需要|用|必|可以|能|会|是|行|允许)", "是的", "没有", "有", "无需", r"\b(?:yes|no|yep|nope)\b")
 # a rule's exception, its words in the one group (answer/exceptions.py): "宠物（导盲犬除外）", "除持证车辆外"
 EXCEPTION = (r"(?<![删清免解排消剔拆开废扣革破])除(?:了|去)?([^，。；,;（()）]{2,20}?)(?:以外|之外|外)",
              r"([^，。；,;（()）]{2,20})(?:均|一律)?除外")

@@ -47,6 +47,8 @@ CLAUSE_LIST_MAX_CHARS = 200  # a longer list keeps its lines apart (the answer's
 _CLAUSE_LEAD = re.compile(r"^[^。！？!?]{1,60}[：:]$")
 _MARKED = re.compile(r"^(?:[-•·*]|\d{1,2}[.、)）](?!\d)|[（(](?:\d{1,2}|[一二三四五六七八九十]{1,3})[)）]"
                      r"|[一二三四五六七八九十]{1,3}[、.]|[①②③④⑤⑥⑦⑧⑨⑩])")
+# a sentence that is a reply alone ("不需要。", "Yes."), said of the next one
+_REPLY = re.compile(rf"^\s*(?:{'|'.join(cues.REPLY)})\s*[。.！!，,]?\s*$", re.IGNORECASE)
 _REFUSAL = cue_pattern(*cues.NEGATION, *cues.NEGATION_EN, *cues.FORBIDDEN_KIND, flags=re.IGNORECASE)
 # a line opening a list item or an article continues nothing; "2.1 of this License" (a section number a wrapped
 # sentence carried to the next line) is no item
@@ -269,3 +271,21 @@ def _block_after(lines: Sequence[str], lead: int) -> list[str]:
             break
         block.append(after.strip())
     return block
+
+
+
+def replies_apart(sentences: Sequence[str]) -> list[tuple[str, str]]:
+    """Each sentence with the reply alone that opens it ("不需要。", "Yes."; "" for none): an FAQ's answer opening
+    with one ("不需要。无论你何时入馆，都可以一直参观至闭馆时间。") says the reply of the sentence after it, which
+    alone answers no question but its FAQ's own. A reply ending its line stays a sentence of its own."""
+    out: list[tuple[str, str]] = []
+    reply = ""
+    for sentence in sentences:
+        if reply:
+            out.append((reply, sentence))
+            reply = ""
+        elif _REPLY.match(sentence):
+            reply = sentence.strip()
+        else:
+            out.append(("", sentence))
+    return [*out, ("", reply)] if reply else out

@@ -28,6 +28,7 @@ from lambdarag.answer.lines import (
     clause_lists,
     listed_items,
     refused_items,
+    replies_apart,
     unwrapped_lines,
 )
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
@@ -99,6 +100,7 @@ class Scored:
     in_section: bool = field(default=False, compare=False)  # stands in a section headed by what is asked ("申报时间")
     # carries the value the question's words ask: a date asked when, an amount asked how much or how long
     valued: bool = field(default=False, compare=False)
+    reply: str = field(default="", compare=False)  # Unit.reply
 
     def cited(self) -> str:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
@@ -114,6 +116,7 @@ class Unit:
     matched: str
     table: bool = False  # a table's content (a row, or the whole table): data, never a caption or heading
     item: bool = False  # an item of a refusal's list shown without its lead-in: it may open an answer, not pad it
+    reply: str = ""  # the reply alone opening it in its FAQ ("不需要。"), which a yes/no lead reads
 
 
 def ranking_key(item: Scored) -> tuple[float, float]:
@@ -269,10 +272,11 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             score *= _label_factor(unit.shown, need, value, bonus)
             if cut_by_window(unit.shown, body, opens_document(piece.chunk_id)):
                 score *= CUT_FACTOR
-            said = unsaid.said_in(unit.shown, unit.matched.removeprefix(head).strip(), echo)
+            own = unit.matched.removeprefix(head).strip()  # a reply ("不需要。") says it of its heading's question
+            said = unsaid.said_in(unit.shown, f"{head} {own}" if unit.reply else own, echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
-                              valued=asked.carries(unit.shown, value)))
+                              valued=asked.carries(unit.shown, value), reply=unit.reply))
     return _read_as_of(whole_over_cut(out), as_of)
 
 
@@ -354,8 +358,10 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             # the line after a question answers it ("1.什么是…？" then its answer, without "答："): matched with it
             asked, question = question, ""
             whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
-            shown = [s.lstrip(CUT_OPENING) for s in whole]  # "，引领学院…": a piece the window or a dropped name cut
-            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items) for s in shown if s)
+            # "，引领学院…": a piece the window or a dropped name cut
+            shown = [(reply, s.lstrip(CUT_OPENING)) for reply, s in replies_apart(whole)]
+            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items, reply=reply) for reply, s in shown
+                        if s)
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:

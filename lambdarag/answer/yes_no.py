@@ -8,6 +8,7 @@ sentences (answer/sentences.py); the extractive answer puts the lead first (answ
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -54,6 +55,8 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         if refusal is None:
             return [lead_line(need, "", False), *lines]
         support = refusal.cited()
+        if refusal.reply:
+            return [_replied(need, refusal) + support, *_not_said(lines, support)]
         exception = _excepted(question, refusal.sentence, need)  # "…严禁饲养宠物（导盲犬除外）" asked of a guide dog
         lead = lead_line(need, support, True, refuted=not exception, outside=exception, conditional=exception)
         return [lead + support, *_not_said(lines, support)]
@@ -62,6 +65,8 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     rest = _not_said(lines, support)
     if _OWN_ANSWER.match(best.sentence):  # an FAQ's answer that opens with its own "Yes." or "No."
         return [support, *rest]
+    if best.reply:  # its FAQ's reply opening it ("不需要。"): the yes or no it says
+        return [_replied(need, best) + support, *rest]
     # "40岁…吗" against "年龄在18至35周岁之间"; a service dog against "No dogs… with the exception of service animals"
     exception = _excepted(question, best.sentence, need)  # a yes on the exception's terms
     outside = figure_outside(question, best.sentence) or exception
@@ -80,6 +85,12 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
             or once_only_again(question, best.sentence):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
+
+
+def _replied(need: Need, support: Scored) -> str:
+    """The lead read from the reply that opens the support in its FAQ ("不需要。" -> 不需要, "No." -> No), cited as the
+    support is."""
+    return lead_line(need, dataclasses.replace(support, sentence=support.reply).cited(), True)
 
 
 def _excepted(question: str, sentence: str, need: Need) -> bool:
@@ -123,7 +134,8 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
     refusing = _REFUSAL_EN if need.english else _REFUSAL
     floor = max(best.score * REFUSAL_SHARE, YES_NO_SUPPORT / 2)
     rules = [s for s in scored if s.doc_id == top_doc and s.score >= floor
-             and refusing.search(s.sentence) is not None and _holds_asked(s.sentence, asked, need.english)]
+             and refusing.search(f"{s.reply}{s.sentence}") is not None  # "不可以。一个账号只能…"
+             and _holds_asked(s.sentence, asked, need.english)]
     return max(rules, key=ranking_key, default=None)
 
 
