@@ -15,6 +15,7 @@ from lambdarag.records import Chunk
 
 HOURS = "Restrictions apply Monday to Saturday, 8am to 6.30pm. Parking is free on Sundays and bank holidays."
 FEES = "收费标准（元）：20，备注：首次申领免费"
+COFFEE = "There is a small onsite coffee shop (open on Friday until 10pm but closed on the weekend)."
 
 
 @pytest.mark.parametrize(("question", "sentence", "free"), [
@@ -35,6 +36,11 @@ FEES = "收费标准（元）：20，备注：首次申领免费"
     ("Is the office closed on Sundays?", "The office is open on Sundays from 10am.", True),
     ("Is the office closed on Sundays?", "The office is open Monday to Saturday.", False),
     ("图书馆周日开放吗？", "图书馆每周日闭馆。", True),
+    # what "but" sets against the rest is a clause of its own; the weekend is Saturday and Sunday
+    ("Will the coffee shop be open on Saturday morning?", COFFEE, True),
+    ("Will the coffee shop be open on Friday evening?", COFFEE, False),
+    ("周六图书馆开放吗？", "图书馆周一至周五开放，但周末闭馆。", True),
+    ("周三图书馆开放吗？", "图书馆周一至周五开放，但周末闭馆。", False),
     ("Is the museum open on Mondays?", "The shop is close to the museum.", False),  # near, not closed
     # a clause saying the thing asked as well does not merely state its opposite
     ("Can I charge a price for copies?", "You may distribute copies of free software (and charge for them).", False),

@@ -17,13 +17,15 @@ import re
 from lambdarag.answer import cues
 from lambdarag.answer.asking import asking_sentence
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.answer.weekdays import asked_days, stated_days
+from lambdarag.answer.weekdays import asked_days, stated_days, without_days
 from lambdarag.text.tokenizer import EITHER_WAY
 
 # (what a question asks, the opposite a clause states)
 _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite, flags=re.IGNORECASE))
                for asked, opposite in cues.OPPOSITES)
-_CLAUSE = re.compile(r"[^.;。；！!？?]+")
+# a sentence's clauses: what "but" or 但 sets against the rest is a clause of its own ("open on Friday until 10pm but
+# closed on the weekend")
+_CLAUSE_END = re.compile(r"[.;。；！!？?]|\bbut\b|\bwhereas\b|但是?", re.IGNORECASE)
 _FREE = cue_pattern(*cues.FREE_OF_CHARGE, flags=re.IGNORECASE)
 _PAY = cue_pattern(*cues.PAY_ASKED, flags=re.IGNORECASE)
 _AGAIN = cue_pattern(*cues.AGAIN_ASKED, flags=re.IGNORECASE)
@@ -41,7 +43,7 @@ def says_opposite(question: str, sentence: str) -> bool:
     for asked, opposite in _PAIRS:
         if not asked.search(question) or opposite.search(question):
             continue
-        for clause in _CLAUSE.findall(sentence):
+        for clause in filter(str.strip, _CLAUSE_END.split(sentence)):
             said = opposite.search(clause)
             # a clause saying the thing asked as well ("free software (and charge for them if you wish)") does not
             # merely state its opposite
@@ -70,7 +72,7 @@ def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:
     after = _FOR.match(clause, said.end())
     if after is not None and after.group(1).lower() not in question.lower():
         return False
-    before = re.split(r"[：:，,、]", clause[:said.start()])[-1]
+    before = without_days(re.split(r"[：:，,、]", clause[:said.start()])[-1])  # "周末闭馆": when, not for whom
     cjk = "".join(_CJK.findall(before))
     if len(cjk) < 2:
         return True

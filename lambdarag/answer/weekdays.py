@@ -41,8 +41,8 @@ def asked_days(question: str) -> frozenset[int]:
 
 
 def stated_days(sentence: str) -> tuple[frozenset[int], bool]:
-    """The days a sentence states (its ranges, a week wrapping round, and the days it names alone), and whether it
-    states a range."""
+    """The days a sentence states (its ranges, a week wrapping round, the days it names alone, the weekend's), and
+    whether it states a range."""
     days: set[int] = set()
     ranges = list(_RANGE.finditer(sentence))
     for m in ranges:
@@ -53,7 +53,14 @@ def stated_days(sentence: str) -> tuple[frozenset[int], bool]:
     for m in _ONE_DAY.finditer(sentence):
         if not any(a <= m.start() < b for a, b in inside) and (day := day_index(m.group(1))) is not None:
             days.add(day)
+    if _WEEKEND.search(sentence):  # "closed on the weekend", "周末休息"
+        days |= WEEKEND
     return frozenset(days), bool(ranges)
+
+
+def without_days(text: str) -> str:
+    """The text without the days of the week it names ("周末闭馆" -> "闭馆"): they say when, not for whom."""
+    return _WEEKEND.sub("", _ONE_DAY.sub("", _RANGE.sub("", text)))
 
 
 def day_outside(question: str, sentence: str) -> bool:
