@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_answer_needs import answered
 
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
@@ -126,3 +127,16 @@ def test_once_only_answers_no_to_doing_it_again(question: str, sentence: str, no
     from lambdarag.answer.opposites import once_only_again
 
     assert once_only_again(question, sentence) is no
+
+
+def test_a_negation_the_question_asks_with_itself_agrees() -> None:
+    releases = ("Release policy", "Versions within one release line are always backwards compatible, thus they do not "
+                "include database schema changes or API modifications.\nA feature release starts a release line.")
+    answer = answered("Are patch versions of one release line backwards compatible, with no database schema changes?",
+                      *releases)
+    assert answer.startswith("Yes")
+    # asked without the question's own negation, the sentence's "not" says no
+    assert answered("Do patch versions include database schema changes?", *releases).startswith(("No[", "No."))
+    # a "without" the rule refuses as well is still refused by the rule's "cannot"
+    entry = ("Entry", "You cannot enter the hall without a ticket.\nTickets are sold at the door.")
+    assert answered("Can I enter the hall without a ticket?", *entry).startswith(("No[", "No."))

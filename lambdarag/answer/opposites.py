@@ -18,7 +18,8 @@ from lambdarag.answer import cues
 from lambdarag.answer.asking import asking_sentence
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.weekdays import asked_days, stated_days, without_days
-from lambdarag.text.tokenizer import EITHER_WAY
+from lambdarag.text.english import word_stems
+from lambdarag.text.tokenizer import EITHER_WAY, stopwords
 
 # (what a question asks, the opposite a clause states)
 _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite, flags=re.IGNORECASE))
@@ -34,6 +35,9 @@ _FOR = re.compile(r"\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?([A-Za-z]+)", re.IG
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # a field's name ("收费标准（元）：") says what the field is about, not its value
 _LABEL = re.compile(r"[^：:，,]*[：:]")
+_SCOPE_WORDS = r"((?:\s+[A-Za-z-]+){1,4})"  # the words a negation negates: the next few
+_NOMINAL_NEGATION = re.compile(rf"\b(?:no|without){_SCOPE_WORDS}", re.IGNORECASE)
+_NEGATION_SCOPE = re.compile(rf"(?:\bnot|\bno|\bnever|n't|\bwithout){_SCOPE_WORDS}", re.IGNORECASE)
 
 
 def says_opposite(question: str, sentence: str) -> bool:
@@ -64,6 +68,22 @@ def as_asked_free(question: str, sentence: str) -> str:
     question asking whether one pays ("…要交费吗", "收不收工本费" asked both ways), which the phrase answers no."""
     asked = EITHER_WAY.sub("", asking_sentence(question))
     return _FREE.sub("free", sentence) if _FREE.search(asked) or not _PAY.search(asked) else sentence
+
+
+def as_asked_negated(question: str, sentence: str) -> str:
+    """The sentence without the negations the question asks with itself ("…backwards compatible, with no database
+    schema changes?" of "…compatible, thus they do not include database schema changes"): a "not" whose next words
+    name what the question's own "no" or "without" does agrees with it, saying yes. A question negating its verb
+    ("Isn't it free?") is read as any other."""
+    asked = {w for m in _NOMINAL_NEGATION.finditer(question) for w in _content(m.group(1))}
+    if not asked:
+        return sentence
+    return _NEGATION_SCOPE.sub(lambda m: m.group(0) if not asked & _content(m.group(1)) else m.group(1), sentence)
+
+
+def _content(words: str) -> frozenset[str]:
+    """The stems of the content words among ``words``."""
+    return frozenset(w for w in word_stems(words) if len(w) > 2 and w not in stopwords())
 
 
 def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:

@@ -18,7 +18,7 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.exceptions import excepted
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
-from lambdarag.answer.opposites import as_asked_free, once_only_again, says_opposite
+from lambdarag.answer.opposites import as_asked_free, as_asked_negated, once_only_again, says_opposite
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
@@ -72,7 +72,9 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     outside = figure_outside(question, best.sentence) or exception
     refuted = _refuted(question, best, scored, predicate)
     conditional = on_condition(question, best.sentence) or exception
-    lead = lead_line(need, as_asked_free(question, support), True, refuted, outside, conditional)
+    read = as_asked_free(question, support)
+    read = as_asked_negated(question, read) if need.english else read
+    lead = lead_line(need, read, True, refuted, outside, conditional)
     return [lead + support, *rest]
 
 
