@@ -33,6 +33,7 @@ from lambdarag.answer.lines import (
 )
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
+from lambdarag.answer.qualifiers import named_groups_first
 from lambdarag.answer.rarity import rarity_weights, weighted_score
 from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
 from lambdarag.answer.unsaid import Unsaid, lone_characters
@@ -277,7 +278,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
                               valued=asked.carries(unit.shown, value), reply=unit.reply))
-    return _read_as_of(whole_over_cut(out), as_of)
+    return _read_as_of(named_groups_first(question, whole_over_cut(out)), as_of)
 
 
 def _label_factor(sentence: str, need: Need, value: float, bonus: float) -> float:
