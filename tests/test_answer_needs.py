@@ -1526,3 +1526,16 @@ def test_the_askers_own_email_or_phone_is_no_contact_asked() -> None:
     assert question_need("Can our phone plan be changed online?").kind == "yesno"
     assert question_need("Which email address do I write to about refunds?").kind == "contact"
     assert question_need("What is the phone number of the front desk?").kind == "contact"
+
+
+@pytest.mark.parametrize(("question", "sentence", "carries"), [
+    ("研究生这学期的学费最晚哪天之前得交上？", "截止日期：付学费截止日期是9月25日。", True),
+    ("研究生这学期的学费最晚哪天之前得交上？", "学费从2015年开始可以按学期交。", False),  # a year is not the day asked
+    ("网上报名的时间到几月几号？", "网上报名时间为2013年11月20日至11月30日。", True),
+    ("What date is the fee due?", "The fee has been charged since 2015.", False),
+    ("学费什么时候开始按学期交的？", "学费从2015年开始可以按学期交。", True),  # asked when, a year may answer
+])
+def test_asked_the_day_a_year_alone_is_not_it(question: str, sentence: str, carries: bool) -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    assert (AskedValues.of(question, "fact").value_bonus(sentence) > 0) is carries

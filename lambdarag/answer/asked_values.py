@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
-from lambdarag.text.dates import mentions_date, names_a_year, names_year_alone
+from lambdarag.text.dates import mentions_date, names_a_year, names_year_alone, names_years_only
 from lambdarag.text.english import stem
 from lambdarag.text.numerals import ENGLISH_NUMBER_WORD
 from lambdarag.text.patterns import CURRENCY
@@ -29,6 +29,7 @@ _NAMES_ITS_KIND = re.compile(r"什么(?!时候|是|样)[\u4e00-\u9fff]"
 
 DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
 YEAR_QUESTION = cue_pattern(*cues.YEAR, flags=re.IGNORECASE)
+DAY_QUESTION = cue_pattern(*cues.DAY, flags=re.IGNORECASE)
 AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, *cues.LEAD_TIME_EN,
                               flags=re.IGNORECASE)
 AMOUNT = re.compile(rf"\d+(?:\.\d+)?\s*(?:%|％|{CURRENCY}|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次"
@@ -88,6 +89,7 @@ class AskedValues:
     event: re.Pattern[str] | None  # the words for the event asked (death, birth, founding)
     in_words: bool = False  # the question's own words ask it ("多少", "何时", "how long"), not its intent alone
     year: bool = False  # the year itself is asked ("哪一年", "what year"): a date must name one
+    day: bool = False  # the day is asked ("最晚哪天", "what date"): a year alone is not it
 
     @classmethod
     def of(cls, question: str, intent: str) -> AskedValues:
@@ -96,7 +98,7 @@ class AskedValues:
         overview = intent in VALUE_INTENTS and not _NAMES_ITS_KIND.search(question)
         amount = asked_amount(question) if wants_amount else AMOUNT if overview else None
         return cls(intent == "temporal" or wants_date, amount, asked_event(question), wants_amount or wants_date,
-                   bool(YEAR_QUESTION.search(question)))
+                   bool(YEAR_QUESTION.search(question)), bool(DAY_QUESTION.search(question)))
 
     def value_bonus(self, sentence: str) -> float:
         """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked (a share of it for
@@ -104,7 +106,9 @@ class AskedValues:
         # "2月5日"; "30天内" too: asked when a thing is done, a rule answers within how long ("受理后15个工作日内");
         # a month alone answers when a yearly thing happens ("每年3月", "the end of January")
         # asked the year, a day or a month without one ("时间：11月4日") is not it
-        if self.date and mentions_date(sentence, within=True, month=True) and (not self.year or names_a_year(sentence)):
+        # asked the day, a year alone ("学费从2015年开始") is not it
+        if self.date and mentions_date(sentence, within=True, month=True) \
+                and (not self.year or names_a_year(sentence)) and not (self.day and names_years_only(sentence)):
             return DATE_BONUS
         if self.amount is None:
             return 0.0

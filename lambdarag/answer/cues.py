@@ -32,6 +32,8 @@ ASKS_WHAT = r"(?<![任论])何"  # 何 asks ("何时", "何处") except as "any"
 # 几点 asks the time of day ("几点开门", "几点到几点"), not "which few points" (哪几点, 这几点要求, 几点意见)
 DATE = ("什么时候", f"{ASKS_WHAT}时", "哪天", "哪一天", "哪年", "哪一年", f"{ASKS_WHAT}[年日]", "几时", "几月", "几号",
         "日期", "截止", "年份", r"(?<![哪这那前好十])几点(?![要意建注说内原变好])")
+# asked the day ("最晚哪天", "几号", "what date"): a year alone ("从2015年开始") does not answer it
+DAY = ("哪天", "哪一天", "几号", "几月几", f"{ASKS_WHAT}日", r"\b(?:what|which) (?:date|day)\b", r"\bby what date\b")
 # asked the year itself ("哪一年", "何年", "what year"): a day of a month alone does not answer it
 YEAR = ("哪年", "哪一年", f"{ASKS_WHAT}年", "年份", r"\b(?:what|which) year\b")
 IN_FORCE = ("起施行", "生效")  # sentence scoring: "何时起施行" is answered by a sentence with a date

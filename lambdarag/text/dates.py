@@ -88,6 +88,14 @@ def mentions_date(text: str, within: bool = False, month: bool = False) -> bool:
     return bool(_CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text) or find_dates(text))
 
 
+def names_years_only(text: str) -> bool:
+    """Whether the dates ``text`` names are years alone ("学费从2015年开始"): no month, day or span given in."""
+    if _WITHIN.search(text) or _MONTH_ALONE.search(text) or _CN_MONTH_DAY.search(text) or _EN_MONTH_DAY.search(text):
+        return False
+    found = find_dates(text)
+    return bool(found) and all("-" not in d for d in found)
+
+
 def names_year_alone(text: str) -> bool:
     """Whether ``text`` names an English year alone after its preposition ("incorporated in 1929"), which
     ``mentions_date`` leaves to the words: a filing names years everywhere."""
