@@ -21,6 +21,8 @@ TRANSFER = ("Journal records", "Log into your account and go to the dashboard to
     ("大四还想再申请一个同类项目，可以吗？", "大四还想再申请一个同类项目"),
     ("退休了可以提取公积金吗？", "提取公积金"),  # the words after the modal, as before
     ("我是研究生，可以申请吗？", "申请"),
+    ("想离职的话也得提前一个月打招呼吗？", "提前一个月打招呼"),  # 得 (děi): must
+    ("我觉得这样可以吗？", "我觉得这样"),  # 觉得 is no modal
 ])
 def test_a_question_closing_on_its_modal_asks_of_the_clause_before(question: str, predicate: str) -> None:
     assert yes_no_predicate(question, question_need(question).modal) == predicate
@@ -88,3 +90,8 @@ def test_an_faq_reply_alone_is_read_with_the_sentence_after_it() -> None:
     hosting = ("Hosting FAQ > Can I use my own domain?", "Yes. Add it under Settings, then point its DNS here.")
     answer = answered("Can I use my own domain?", *hosting)
     assert answer.startswith("Yes") and "Add it under Settings" in answer
+
+
+def test_a_question_of_must_in_words_of_de_is_answered_in_words_of_need() -> None:
+    rules = ("离职规定", "试用期员工离职无需提前通知，正式员工提前30天书面通知公司。")
+    assert answered("我还在试用期，离职也得提前通知吗？", *rules).startswith("不需要")

@@ -97,17 +97,19 @@ LIST_EN = (r"\bwhich\b", r"\bwhat are\b", r"\blist\b")
 # 能 and 会 inside a noun are no modal: 技能, 功能; 会员, 会议, 社会, 学会 ("会员卡可以冻结吗" asks 可以)
 _CAN = r"(?<![可功才性技智本职效])能"
 _WILL = r"(?<![机社协学大年开理委体])会(?![员议计场所长费谈见展考诊签])"
+# 得 (děi) says "must" after an adverb or a person ("也得提前一个月打招呼吗", "我得交押金吗"), not 得到, 获得, 觉得
+_MUST = r"(?<=[也还都就我你他她])得(?![到出知以了])"
 # a modal asked both ways ("要不要", "能不能") or as a choice (可否, 能否): a yes or no whatever follows
 ASKED_BOTH_WAYS = r"(可不可以|能不能|要不要|需不需要|是不是|有没有|会不会|行不行|可否|能否)"
 YES_NO = (
     r"是否(可以|能够|能|需要|要|应当|应该|必须|允许|有|属于|会)?",
     ASKED_BOTH_WAYS,
     r"[，,]\s*(行)吗[？?]?\s*$",  # "…再接着坐，行吗？"
-    rf"(可以|能够|{_CAN}|需要|要|应当|应该|必须|允许|有|是|{_WILL}|算)[^，,。？?]{{0,40}}吗[？?]?\s*$",
+    rf"(可以|能够|{_CAN}|需要|要|应当|应该|必须|{_MUST}|允许|有|是|{_WILL}|算)[^，,。？?]{{0,40}}吗[？?]?\s*$",
 )
 # the auxiliary before the verb a …吗 question asks about: it decides over an 有 / 是 of the subject before it
 # ("有欠税记录的商户可以申请吗" asks 可以, not 有)
-YES_NO_AUXILIARY = (rf"(可以|能够|{_CAN}|需要|(?<![主重需只])要|应当|应该|必须|允许"
+YES_NO_AUXILIARY = (rf"(可以|能够|{_CAN}|需要|(?<![主重需只])要|应当|应该|必须|{_MUST}|允许"
                     rf"|{_WILL})[^，,。？?]{{0,40}}吗[？?]?\s*$")
 # A modal asking the system to tell, show or look something up ("能告诉我…吗", "Can you tell me…") makes a request,
 # not a yes/no question: what it asks for is the rest of the question (answer/needs.py). "能帮我报销吗" stays one.
