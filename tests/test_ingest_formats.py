@@ -153,6 +153,20 @@ def test_a_markdown_paragraph_of_one_bold_span_heads_a_section(tmp_path: Path) -
     assert [b.section for b in doc.blocks if "配额" in b.text] == [("终止合约", "一、退订类型")]  # a label stays text
 
 
+def test_an_mdx_page_is_read_as_the_markdown_it_renders(tmp_path: Path) -> None:
+    path = tmp_path / "faq.mdx"
+    path.write_text("---\ntitle: Event FAQ\n---\nimport { Callout } from '../components/Callout'\n"
+                    "export const meta = {\n  author: 'someone',\n}\n\n# Event FAQ\n\n{/* keep answers short */}\n\n"
+                    "## Is there parking?\n\n<Callout type=\"info\">\nParking is free in the **north lot**.\n"
+                    "</Callout>\n\n```js\nimport x from 'y'\n```\n\nTickets cost $20.\n", encoding="utf-8")
+    doc = one(path)
+    shown = texts(doc)
+    assert doc.title == "Event FAQ" and doc.format == "md"
+    assert shown[0] == "Parking is free in the north lot." and "Tickets cost $20." in shown
+    assert not any("Callout" in t or "author" in t or "keep answers" in t for t in shown), shown
+    assert "import x from 'y'" in shown  # code is kept as written
+
+
 def test_an_html_page_saved_as_markdown_is_read_as_html(tmp_path: Path) -> None:
     path = tmp_path / "guide.md"
     path.write_text("<!DOCTYPE HTML>\n<html><head><title>就诊指南</title></head><body><h3>住院</h3>"

@@ -33,6 +33,7 @@ EXTENSIONS = {
     ".xlsm": "xlsx",
     ".md": "md",
     ".markdown": "md",
+    ".mdx": "md",  # Markdown with JSX and ESM (ingest/text_formats.py reads its Markdown)
     ".txt": "txt",
     ".text": "txt",
     ".rst": "rst",

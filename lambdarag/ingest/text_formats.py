@@ -33,6 +33,9 @@ _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$"
 _MD_FENCE = re.compile(r"^\s*(```|~~~)")
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_MDX_ESM = re.compile(r"^(?:import|export)\s")  # an MDX page's ESM statement, at a line's start
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+_JSX_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*)?/?>")  # a component's tag (<Callout type="info">, </Tabs>)
 _MD_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 # a paragraph that is one short bold span, without a sentence's or a label's end ("**五、用户退订流程**"): the heading
 # many Markdown pages write instead of "####"
@@ -183,6 +186,8 @@ def _heading_level(lines: list[str], i: int) -> int | None:
 def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
     text = read_text(path)
     title, text = _front_matter_title(text)
+    if path.suffix.lower() == ".mdx":
+        text = mdx_markdown(text)
     builder = DocBuilder(doc_id, source, "md")
     lines = _shown_lines(text.split("\n"))
     i, in_code, level = 0, False, 0
@@ -213,6 +218,24 @@ def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
         i += 1
     builder.text("\n".join(paragraph))
     return [builder.build(title)]
+
+
+def mdx_markdown(text: str) -> str:
+    """An MDX page's Markdown: its ESM statements (``import``/``export`` blocks, up to the blank line after them),
+    its ``{/* comments */}`` and its components' tags (``<Callout type="info">``, the text inside them kept) dropped;
+    code blocks as written. Lower-case tags are HTML, read as Markdown's are (ingest/markdown_html.py)."""
+    out: list[str] = []
+    in_code = in_esm = False
+    for line in _MDX_COMMENT.sub("", text).split("\n"):
+        if _MD_FENCE.match(line):
+            in_code = not in_code
+        if not in_code and not in_esm and _MDX_ESM.match(line):
+            in_esm = True
+        if in_esm:
+            in_esm = bool(line.strip())
+            continue
+        out.append(line if in_code else _JSX_TAG.sub("", line))
+    return "\n".join(out)
 
 
 def _shown_lines(lines: list[str]) -> list[str]:
