@@ -422,6 +422,9 @@ def test_a_deadline_is_answered_by_the_span_it_is_given_in() -> None:
     assert mentions_date("须在出差返回后30天内报销。", within=True)
     assert mentions_date("Claims are paid within 5 business days.", within=True)
     assert not mentions_date("须在出差返回后30天内报销。")  # a span is a date only for a deadline
+    # …or the hour a thing is due by
+    assert mentions_date("Forms must be submitted by 11:59 pm (UK time) on the day after the exam.", within=True)
+    assert not mentions_date("Open by appointment only.", within=True)
     p = one_doc("某单位差旅规定", "本规定自2021年1月1日起施行。报销时限：出差返回后30天内。")
     answer = extractive_answer("某单位报销的截止时间是什么时候？", p, "fact", {}, ["某单位", "报销", "截止"])
     assert first_sentence(answer).startswith("报销时限：出差返回后30天内"), answer

@@ -50,7 +50,10 @@ _LATIN = re.compile(r"[A-Za-z]")
 # a day of a month without its year, as notices of one year write deadlines: 2月5日, 三月一日, March 5, 5th of March
 _CN_MONTH_DAY = re.compile(rf"(?<!\d)\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|{_CN_SMALL}月{_CN_SMALL}[日号]")
 _WITHIN = re.compile(r"(?:\d+|[一二三四五六七八九十两]+)\s*个?(?:工作日|日|天|周|星期|个月|月|年)(?:内|以内|之内)"
-                     r"|\bwithin\s+(?:\d+|[a-z]+)\s+(?:business\s+|working\s+)?(?:days?|weeks?|months?|years?)\b",
+                     r"|\bwithin\s+(?:\d+|[a-z]+)\s+(?:business\s+|working\s+)?(?:days?|weeks?|months?|years?)\b"
+                     # an hour a thing is due by ("by 11:59 pm (UK time) on the day after the missed assessment")
+                     r"|\b(?:by|before|until|no later than)\s+"
+                     r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|noon|midnight)",
                      re.IGNORECASE)
 # a month alone: "3月", "三月", "January" (a full capitalised name; "May" is left out, a modal as often)
 _MONTH_ALONE = re.compile(r"(?<![\d.])(?:1[0-2]|[1-9])\s*月(?!\s*\d)"
