@@ -8,6 +8,8 @@ import pytest
 from test_answer_needs import answered
 
 from lambdarag.answer.needs import question_need, yes_no_predicate
+from lambdarag.answer.sentences import Scored
+from lambdarag.answer.yes_no import yes_no_lines
 
 DORMS = ("新生住宿须知", "宿舍实行统一管理，按时熄灯。\n大一新生严禁在外住宿，任何人未经允许严禁擅自在外住宿。\n"
          "宿舍电费按月结算。")
@@ -95,3 +97,15 @@ def test_an_faq_reply_alone_is_read_with_the_sentence_after_it() -> None:
 def test_a_question_of_must_in_words_of_de_is_answered_in_words_of_need() -> None:
     rules = ("离职规定", "试用期员工离职无需提前通知，正式员工提前30天书面通知公司。")
     assert answered("我还在试用期，离职也得提前通知吗？", *rules).startswith("不需要")
+
+
+def test_asked_whether_a_thing_exists_a_sentence_telling_of_it_answers() -> None:
+    scraps = "We also have a collection of community scraps left by other members, available for any projects."
+    charge = "We don't charge for small quantities of supplies, but for a big project bring your own supplies."
+    scored = [Scored(0.67, 1, 0, scraps, "faq"), Scored(0.64, 1, 0, charge, "faq")]  # nearly as good: a rule
+    question = "Is there leftover material from other members that I'm allowed to use for my project?"
+    lead = yes_no_lines(question, scored, question_need(question), [])[0]
+    assert lead.startswith("Yes") and "community scraps" in lead
+    # asked whether one may, the rule nearly as good is read first, as before
+    question = "Can I use leftover material from other members for my project for free?"
+    assert "charge" in yes_no_lines(question, scored, question_need(question), [])[0]

@@ -30,6 +30,7 @@ _RULE_EN = cue_pattern(*cues.RULE_EN, flags=re.IGNORECASE)
 _REFUSAL = cue_pattern(*cues.REFUSAL)
 _REFUSAL_EN = cue_pattern(*cues.REFUSAL_EN, flags=re.IGNORECASE)
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
+_EXISTENCE = re.compile(r"^\W*(?:(?:is|are|was|were)\s+there\b|(?:请问)?(?:有没有|是否有))", re.IGNORECASE)
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
 PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support says to need half the score
 REFUSAL_SHARE = 0.75  # share of the best score a rule refusing what is asked in its own words needs to say no
@@ -169,8 +170,15 @@ def _support(scored: Sequence[Scored], question: str, predicate: str,
     if best is None or (len(verb) < 2 and not asked):
         return best
     close = [s for s in scored if s.score >= best.score * YES_NO_CLOSE]
+    # asked whether a thing exists ("Is there leftover material…?", "有没有…"), a sentence telling of it answers as
+    # well as a rule does ("We also have a collection of community scraps…" over "We don't charge for…")
+    rules = _RULE_EN if asked else _RULE
+    existence = _EXISTENCE.match(question) is not None
+
+    def ruled(s: Scored) -> bool:
+        return not existence and rules.search(s.sentence) is not None
+
     if asked:  # English: the words the question ends with ("…use the power tools?")
-        return max(close, key=lambda s: (bool(asked & word_stems(s.sentence)), _RULE_EN.search(s.sentence) is not None,
-                                         *ranking_key(s)))
-    return max(close, key=lambda s: (says_predicate(question, s.sentence, predicate),
-                                     _RULE.search(s.sentence) is not None, verb in s.sentence, *ranking_key(s)))
+        return max(close, key=lambda s: (bool(asked & word_stems(s.sentence)), ruled(s), *ranking_key(s)))
+    return max(close, key=lambda s: (says_predicate(question, s.sentence, predicate), ruled(s), verb in s.sentence,
+                                     *ranking_key(s)))
