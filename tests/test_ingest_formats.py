@@ -167,6 +167,18 @@ def test_an_mdx_page_is_read_as_the_markdown_it_renders(tmp_path: Path) -> None:
     assert "import x from 'y'" in shown  # code is kept as written
 
 
+def test_a_static_site_html_page_s_front_matter_is_no_text_of_it(tmp_path: Path) -> None:
+    path = tmp_path / "benefit.html"
+    path.write_text('---\nlayout: "page.njk"\ntitle: "Broadband Benefit"\nmeta: "Benefit details The benefit provides: '
+                    '$50 a month off [&hellip;]"\n---\n\n<p>The benefit helps you pay for internet.</p>\n'
+                    "<h2>Who is eligible</h2><p>Households earning up to $198,000 if filing jointly.</p>\n",
+                    encoding="utf-8")
+    doc = one(path)
+    assert doc.title == "Broadband Benefit"
+    assert texts(doc) == ["The benefit helps you pay for internet.", "Households earning up to $198,000 if filing "
+                          "jointly."]
+
+
 def test_an_html_page_saved_as_markdown_is_read_as_html(tmp_path: Path) -> None:
     path = tmp_path / "guide.md"
     path.write_text("<!DOCTYPE HTML>\n<html><head><title>就诊指南</title></head><body><h3>住院</h3>"

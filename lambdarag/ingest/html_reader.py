@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lambdarag.ingest.document import DocBuilder, Document, clean_title
 from lambdarag.ingest.tables import Spans, build_table
-from lambdarag.ingest.text_formats import read_text
+from lambdarag.ingest.text_formats import front_matter_title, read_text
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "iframe", "object", "canvas"})
 _BLOCK = frozenset({
@@ -191,6 +191,7 @@ def _grid(rows: list[list[_Cell]]) -> tuple[list[list[str]], Spans, int | None]:
 def extract_html(path: Path, doc_id: str, source: str) -> list[Document]:
     builder = DocBuilder(doc_id, source, "html")
     parser = _Parser(builder)
-    parser.feed(read_text(path))
+    title, text = front_matter_title(read_text(path))  # a static site's page: its front matter is no text of it
+    parser.feed(text)
     parser.close()
-    return [builder.build(clean_title("".join(parser.title)))]
+    return [builder.build(clean_title("".join(parser.title)) or clean_title(title))]

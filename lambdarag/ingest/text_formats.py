@@ -185,7 +185,7 @@ def _heading_level(lines: list[str], i: int) -> int | None:
 
 def extract_markdown(path: Path, doc_id: str, source: str) -> list[Document]:
     text = read_text(path)
-    title, text = _front_matter_title(text)
+    title, text = front_matter_title(text)
     if path.suffix.lower() == ".mdx":
         text = mdx_markdown(text)
     builder = DocBuilder(doc_id, source, "md")
@@ -249,7 +249,9 @@ def _shown_lines(lines: list[str]) -> list[str]:
     return out
 
 
-def _front_matter_title(text: str) -> tuple[str, str]:
+def front_matter_title(text: str) -> tuple[str, str]:
+    """The title a page's YAML front matter gives ("" without one) and the page after it: static-site sources write
+    it before Markdown and HTML alike (``---\\ntitle: "…"\\nmeta: "…"\\n---``), and it is no text of theirs."""
     if not text.startswith("---\n"):
         return "", text
     end = text.find("\n---", 4)
