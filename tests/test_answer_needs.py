@@ -1542,3 +1542,14 @@ def test_asked_the_day_a_year_alone_is_not_it(question: str, sentence: str, carr
     from lambdarag.answer.asked_values import AskedValues
 
     assert (AskedValues.of(question, "fact").value_bonus(sentence) > 0) is carries
+
+
+def test_asked_how_much_the_tier_the_figure_asked_is_in_comes_first() -> None:
+    leave = ("员工手册", "第十条 年休假按工龄计算。\n（二）工龄满1年不满10年的，年休假5天。\n"
+             "（三）工龄满10年不满20年的，年休假10天。\n（四）工龄满20年的，年休假15天。")
+    assert "年休假10天" in first_sentence(answered("我在公司已经干了12年了，今年一年能休几天年假？", *leave))
+    assert "年休假5天" in first_sentence(answered("我工作了3年，能休几天年假？", *leave))
+    # a sentence stating both sides admits any figure; one per period ("一年") is no figure
+    exchange = ("交流项目", "长期项目的交流时间为三个月以上（含三个月），短期项目的交流时间为三个月以下。\n"
+                "交流生返校后须提交总结。")
+    assert "三个月以上" in first_sentence(answered("我打算出国交换四个月，分界线是多久？", *exchange))

@@ -17,9 +17,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, cast
 
 from lambdarag.answer.asked_values import YEAR_QUESTION
+from lambdarag.answer.candidates import C
 from lambdarag.answer.lines import joined_list, leads_list, opens_item
 from lambdarag.answer.needs import gives_reason
 from lambdarag.text.dates import names_a_year
@@ -39,17 +40,6 @@ _CLAUSE_END = re.compile(r"[，,；;。]")  # a sentence naming what it points b
 _ENUMERATION = re.compile(r"(?:[^、，,；;—。]{1,15}[、；;—]){2,}")
 
 
-class Candidate(Protocol):
-    """A candidate sentence and the chunk it was cut from (answer/sentences.Scored)."""
-
-    @property
-    def sentence(self) -> str: ...
-
-    @property
-    def n(self) -> int: ...
-
-
-C = TypeVar("C", bound=Candidate)
 Test = Callable[[str], bool]
 
 

@@ -8,10 +8,12 @@ the same measure. Pure functions; the yes/no lead reads them (answer/extractive.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lambdarag.answer.candidates import W
 from lambdarag.text.english import stem
 from lambdarag.text.numerals import ENGLISH_NUMBER_WORD, ENGLISH_NUMBERS, count_value
 from lambdarag.text.patterns import CURRENCY
@@ -36,6 +38,11 @@ _CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d
                        r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"
                        r"|\s*(?:至|到|~|～)\s*[一二三四五六七八九十两\d])")
 _MONEY = re.compile(rf"({CURRENCY})\s?(\d[\d,]*(?:\.\d+)?)")
+OTHER_TIER = 0.8  # score kept by a sentence stating a tier the question's figure lies outside
+# one of a period, a rate rather than a figure: "每月", "一年能休几天" (not "提前一个月"), "a year", "per month"
+_RATE = re.compile(r"每个?(?:年|月|天|周|星期)|一个?(?:年|月|天|周|星期)(?=能|可|有|最多|一共|总共|共)"
+                   r"|\b(?:a|an|per|each|every)\s+(?:year|month|day|week)\b", re.IGNORECASE)
+_TIER_CLAUSE = re.compile(r"[，；。,;]")  # a tier is stated in a clause of its own
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
 # the figure itself ("未满18周岁")
@@ -72,6 +79,8 @@ _UPPER_AFTER = re.compile(rf"{_NUMBER}\s*({_UNIT})\s*(以下|以内|之内|内|o
 _LOWER_AFTER = re.compile(rf"{_NUMBER}\s*({_UNIT})\s*(以上|及以上|或以上|or more|or over)", re.IGNORECASE)
 
 
+
+
 @dataclass(frozen=True)
 class Limit:
     """What a sentence allows in one measure: low <= x <= high (either end open), strict ends excluded."""
@@ -102,6 +111,28 @@ def figure_outside(question: str, sentence: str) -> bool:
     for limit in stated_limits(question):
         values = [value for value, unit in stated if unit == limit.unit]
         if values and not any(limit.admits(value) for value in values):
+            return True
+    return False
+
+
+def tiers_asked(question: str, scored: Sequence[W]) -> list[W]:
+    """``scored`` with the sentences stating a tier the question's own figure lies outside scaled by OTHER_TIER:
+    asked "干了12年了，今年一年能休几天年假", the tier "满1年不满10年的，年休假5天" gives way to "满10年不满20年的，
+    年休假10天". A figure of one per period ("一年能休几天", "a year") says how often, not how much: left out."""
+    figures = _exact(_as_figures(_RATE.sub(" ", question)))
+    if not figures:
+        return list(scored)
+    return [dataclasses.replace(s, score=s.score * OTHER_TIER) if _other_tier(figures, s.sentence) else s  # type: ignore[type-var]
+            for s in scored]
+
+
+def _other_tier(figures: Sequence[tuple[float, str]], sentence: str) -> bool:
+    """Whether the sentence states tiers in the measure of a figure, each clause one ("满1年不满10年的，…"), and
+    none admits it (a sentence stating both sides, "三个月以上为长期项目，三个月以下为短期项目", admits any figure)."""
+    clauses = [stated_limits(clause) for clause in _TIER_CLAUSE.split(_as_figures(sentence))]
+    for value, unit in figures:
+        tiers = [own for limits in clauses if (own := [limit for limit in limits if limit.unit == unit])]
+        if tiers and not any(all(limit.admits(value) for limit in tier) for tier in tiers):
             return True
     return False
 

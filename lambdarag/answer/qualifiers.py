@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
 
+from lambdarag.answer.candidates import W
 from lambdarag.text.english import word_stems
 from lambdarag.text.tokenizer import stopwords
 
@@ -28,21 +28,9 @@ _OPENER = re.compile(r"^\W*(?:for\s+((?:[A-Za-z-]+\s+){0,5}?[A-Za-z-]+)\s*(?:[,:
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 
 
-class _Scored(Protocol):
-    @property
-    def score(self) -> float: ...
-
-    @property
-    def n(self) -> int: ...  # the chunk's citation number
-
-    @property
-    def sentence(self) -> str: ...
 
 
-S = TypeVar("S", bound=_Scored)
-
-
-def named_groups_first(question: str, scored: Sequence[S]) -> list[S]:
+def named_groups_first(question: str, scored: Sequence[W]) -> list[W]:
     """``scored`` with a sentence said of a group the question does not name scaled by OTHER_GROUP, where a sentence
     saying much the same of another group is said of one it names better. A group is named by the words that set it
     apart from the other ("selfhosted" of "selfhosted customers" beside "managed hosting customers": a question
@@ -61,10 +49,10 @@ def named_groups_first(question: str, scored: Sequence[S]) -> list[S]:
             for s in scored]
 
 
-def _grouped(scored: Sequence[S]) -> list[tuple[S, frozenset[str], frozenset[str]]]:
+def _grouped(scored: Sequence[W]) -> list[tuple[W, frozenset[str], frozenset[str]]]:
     """The sentences said of a group, with its terms and theirs: those opening with one, and the FOLLOWING sentences
     of their chunk after them ("For selfhosted, we charge … (prepaid). Any charges will be made on the first day")."""
-    out: list[tuple[S, frozenset[str], frozenset[str]]] = []
+    out: list[tuple[W, frozenset[str], frozenset[str]]] = []
     group: frozenset[str] = frozenset()
     chunk, since = None, 0
     for s in scored:

@@ -20,6 +20,7 @@ from lambdarag.answer.asked_values import AskedValues
 from lambdarag.answer.captions import caption_line, furniture
 from lambdarag.answer.context import Piece
 from lambdarag.answer.follow_on import points_back, with_next
+from lambdarag.answer.limits import tiers_asked
 from lambdarag.answer.lines import (
     ANSWER_LINE,
     BULLET,
@@ -278,7 +279,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
                               valued=asked.carries(unit.shown, value), reply=unit.reply))
-    return _read_as_of(named_groups_first(question, whole_over_cut(out)), as_of)
+    out = named_groups_first(question, whole_over_cut(out))  # asked how much, of the tier the figure asked is in
+    return _read_as_of(tiers_asked(question, out) if asked.amount and need.kind != "yesno" else out, as_of)
 
 
 def _label_factor(sentence: str, need: Need, value: float, bonus: float) -> float:
