@@ -215,8 +215,8 @@ def test_a_superlative_picks_the_extreme_row_of_the_column_compared(question: st
 
 
 def test_a_table_row_quoted_as_a_sentence_keeps_its_tables_punctuation() -> None:
-    from lambdarag.answer.sentences import table_rows
     from lambdarag.answer.table_text import grams, parse_table
+    from lambdarag.answer.units import table_rows
 
     rooms = parse_table("Room hire charges\n| Room | Capacity | Full day (USD) |\n| Lecture Hall A | 250 | 1000 |"
                         "\n| Seminar Room 3 | 40 | 250 |")

@@ -12,8 +12,9 @@ from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plai
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
-from lambdarag.answer.sentences import Scored, candidate_units
+from lambdarag.answer.sentences import Scored
 from lambdarag.answer.table_text import grams, parse_table, question_grams
+from lambdarag.answer.units import candidate_units
 from lambdarag.answer.window_ends import cut_by_window, opens_document
 from lambdarag.records import Chunk
 from lambdarag.text.dates import mentions_date
@@ -1553,3 +1554,23 @@ def test_asked_how_much_the_tier_the_figure_asked_is_in_comes_first() -> None:
     exchange = ("交流项目", "长期项目的交流时间为三个月以上（含三个月），短期项目的交流时间为三个月以下。\n"
                 "交流生返校后须提交总结。")
     assert "三个月以上" in first_sentence(answered("我打算出国交换四个月，分界线是多久？", *exchange))
+
+
+@pytest.mark.parametrize(("question", "sentence", "bonus"), [
+    # a measure asked ("At what size", "how big") is an amount asked, storage sizes too
+    ("At what size does a tree need the special permit?", "Any tree 19 inches or more in diameter needs one.", 0.15),
+    ("What's the most memory we can reserve for our apps?", "Apps can reserve up to 2GB of memory.", 0.15),
+    # asked the most one may, an amount said as its bound before one said as it is; counts in words count
+    ("What's the most I can extend the internship by?", "An internship can be extended by up to five weeks total.",
+     0.15),
+    ("What's the most I can extend the internship by?", "Mentors typically extend the internship by 1 or 2 weeks.",
+     0.075),
+    ("攒着不报的发票金额最多能有多少？", "自己手中积攒的未报销发票不要超过3000元！", 0.15),
+    ("攒着不报的发票金额最多能有多少？", "每人每学年有300元的科技书籍购买预算。", 0.075),
+    # the largest of a kind is no limit asked
+    ("鬣齿兽属中最小的大约多大？", "相反，最小的物种肩高只有30厘米。", 0.15),
+])
+def test_a_measure_or_a_limit_asked_is_carried_by_its_amount(question: str, sentence: str, bonus: float) -> None:
+    from lambdarag.answer.asked_values import AskedValues
+
+    assert AskedValues.of(question, "fact").value_bonus(sentence) == pytest.approx(bonus)

@@ -129,6 +129,10 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     price = r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b"
     price += r"|\bwhat (?:\w+ )?rates?\b"  # a rate asked, as 税率 (a7b6fc8)
     price += r"|\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b"  # a share asked (d8011b6)
+    # a measure asked, as 多大 asks; the most or least asked
+    price += (r"|\b(?:what|which) (?:size|age|height|length|width|depth|weight|diameter|temperature|speed|distance)\b"
+              r"|\bhow (?:big|large|old|tall|high|wide|deep|heavy|fast)\b"
+              r"|\bwhat(?:'s| is| are) the (?:most|least|max(?:imum)?|min(?:imum)?)\b")
     assert table_lookup.AMOUNT_WORDS.pattern == (
         f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long|often|soon)"
         f"|{price}")

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.limits import states_bound
 from lambdarag.text.dates import mentions_date, names_a_year, names_year_alone, names_years_only
 from lambdarag.text.english import stem
-from lambdarag.text.numerals import ENGLISH_NUMBER_WORD
+from lambdarag.text.numerals import ENGLISH_NUMBER_WORD, english_digits
 from lambdarag.text.patterns import CURRENCY
 
 DATE_BONUS = 0.2  # "when" questions are answered by sentences that carry a date
@@ -30,6 +31,8 @@ _NAMES_ITS_KIND = re.compile(r"什么(?!时候|是|样)[\u4e00-\u9fff]"
 DATE_QUESTION = cue_pattern(*cues.DATE, *cues.IN_FORCE, *cues.DATE_EN, flags=re.IGNORECASE)
 YEAR_QUESTION = cue_pattern(*cues.YEAR, flags=re.IGNORECASE)
 DAY_QUESTION = cue_pattern(*cues.DAY, flags=re.IGNORECASE)
+MOST_QUESTION = cue_pattern(*cues.MOST_LIMIT, flags=re.IGNORECASE)
+LEAST_QUESTION = cue_pattern(*cues.LEAST_LIMIT, flags=re.IGNORECASE)
 AMOUNT_QUESTION = cue_pattern(*cues.AMOUNT, *cues.AMOUNT_LIMITS, *cues.AMOUNT_EN, *cues.LEAD_TIME_EN,
                               flags=re.IGNORECASE)
 AMOUNT = re.compile(rf"\d+(?:\.\d+)?\s*(?:%|％|{CURRENCY}|元|万元|亿元|天|个工作日|工作日|个月|年内|年后|人|笔|分|次"
@@ -43,6 +46,7 @@ AMOUNT = re.compile(rf"\d+(?:\.\d+)?\s*(?:%|％|{CURRENCY}|元|万元|亿元|天
                     r"|\d[\d,.]*\s*(?:percent|per cent|million|billion|thousand|bps|basis points|km|kilomet(?:re|er)s?"
                     r"|met(?:re|er)s?|cm|mm|miles?|feet|foot|ft|inch(?:es)?|yards?|hectares?|acres?|kg|kilograms?"
                     r"|grams?|tons?|tonnes?|pounds?|dollars?|euros?|cents?|pence|days?|weeks?|months?|years?|hours?|minutes?"
+                    r"|[kmgt]i?b"  # storage: "2GB", "500 MiB"
                     r"|seconds?|degrees?)\b",
                     re.IGNORECASE)
 MULTIPLE = re.compile(r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两百千万]+)\s*倍")
@@ -90,6 +94,9 @@ class AskedValues:
     in_words: bool = False  # the question's own words ask it ("多少", "何时", "how long"), not its intent alone
     year: bool = False  # the year itself is asked ("哪一年", "what year"): a date must name one
     day: bool = False  # the day is asked ("最晚哪天", "what date"): a year alone is not it
+    # the most or the least one may is asked ("最多能贷多少", "What's the most I can…"): "upper" or "lower", a bound
+    # states it
+    bound: str = ""
 
     @classmethod
     def of(cls, question: str, intent: str) -> AskedValues:
@@ -97,8 +104,9 @@ class AskedValues:
         wants_date = bool(DATE_QUESTION.search(question))
         overview = intent in VALUE_INTENTS and not _NAMES_ITS_KIND.search(question)
         amount = asked_amount(question) if wants_amount else AMOUNT if overview else None
+        bound = "upper" if MOST_QUESTION.search(question) else "lower" if LEAST_QUESTION.search(question) else ""
         return cls(intent == "temporal" or wants_date, amount, asked_event(question), wants_amount or wants_date,
-                   bool(YEAR_QUESTION.search(question)), bool(DAY_QUESTION.search(question)))
+                   bool(YEAR_QUESTION.search(question)), bool(DAY_QUESTION.search(question)), bound)
 
     def value_bonus(self, sentence: str) -> float:
         """DATE_BONUS for a sentence carrying the date asked, else VALUE_BONUS for the amount asked (a share of it for
@@ -112,8 +120,10 @@ class AskedValues:
             return DATE_BONUS
         if self.amount is None:
             return 0.0
-        if self.amount.search(sentence):
-            return VALUE_BONUS
+        if self.amount.search(sentence) or self.amount.search(english_digits(sentence)):  # "up to five weeks total"
+            # asked the most, an amount stated as its bound ("up to five weeks total") before one stated as it is
+            unbounded = self.bound and not states_bound(sentence, self.bound == "upper")
+            return VALUE_BONUS * (MULTIPLE_SHARE if unbounded else 1.0)
         return VALUE_BONUS * MULTIPLE_SHARE if self.amount is AMOUNT and MULTIPLE.search(sentence) else 0.0
 
     def carries(self, sentence: str, value: float) -> bool:

@@ -21,6 +21,13 @@ MOST = ("最多", "最高", "最大", "最长", "最贵", "最快")
 LEAST = ("最少", "最低", "最小", "最短", "最便宜", "最慢")
 MOST_EN = (r"\b(?:highest|largest|biggest|greatest|longest|most)\b",)
 LEAST_EN = (r"\b(?:lowest|smallest|shortest|cheapest|least|fewest)\b",)
+# the most or the least one may do asked, a limit ("最多能贷多少钱", "What's the most I can claim?"), not the largest
+# of a kind ("最小的物种多大")
+_MAY = r"(?=能|可|给|报|借|贷|领|买|带|申请|休|延|允许|有|要|需|得|交|提前)"
+MOST_LIMIT = (rf"(?:最多|最高|最长|至多){_MAY}", "上限", r"\bat most\b",
+              r"\b(?:most|max(?:imum)?)\b(?=[^?.]*\b(?:can|could|may|will|would|allowed|able)\b)")
+LEAST_LIMIT = (rf"(?:最少|最低|最短|至少){_MAY}", "下限", r"\bat least\b",
+               r"\b(?:least|min(?:imum)?)\b(?=[^?.]*\b(?:can|could|may|must|need|have to|required)\b)")
 # the column a price superlative reads when the question names none ("哪种证件的工本费最便宜", "the cheapest licence")
 PRICE_SUPERLATIVE = ("最便宜", "最贵", r"\bcheapest\b", r"\b(?:most|least) expensive\b")
 PRICE_HEADER = ("元", "价格", "收费", "费用", "金额", r"\bprices?\b", r"\bfees?\b", r"\bcosts?\b", r"\bcharges?\b",
@@ -50,7 +57,11 @@ LEAD_TIME_EN = (r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|bef
 AMOUNT_EN = ("how (?:much|many|long|often|soon)",
              r"\b(?:fees?|costs?|prices?|charges?|cheap(?:er|est)|(?:more|most) expensive)\b",
              r"\bwhat (?:\w+ )?rates?\b",  # "what mileage rate do they reimburse", as 税率 asks
-             r"\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b")  # as 比例 asks
+             r"\bwhat (?:proportion|percent(?:age)?|share|fraction|portion)\b",  # as 比例 asks
+             # a measure asked, as 多大 / 多高 ask: "At what size…", "How big…", "What's the most memory…"
+             r"\b(?:what|which) (?:size|age|height|length|width|depth|weight|diameter|temperature|speed|distance)\b",
+             r"\bhow (?:big|large|old|tall|high|wide|deep|heavy|fast)\b",
+             r"\bwhat(?:'s| is| are) the (?:most|least|max(?:imum)?|min(?:imum)?)\b")
 # asked how long something takes or lasts: answered by a duration ("15日内", "10个工作日", "30 days"), not any amount
 DURATION = ("多久", "多长时间", "多少时间", "多长期限")
 DURATION_EN = (r"\bhow long (?:does|do|did|will|would|can|could|should|must|has|have|had)\b", *LEAD_TIME_EN,

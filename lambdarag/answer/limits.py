@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lambdarag.answer.candidates import W
 from lambdarag.text.english import stem
-from lambdarag.text.numerals import ENGLISH_NUMBER_WORD, ENGLISH_NUMBERS, count_value
+from lambdarag.text.numerals import count_value, english_digits
 from lambdarag.text.patterns import CURRENCY
 
 # measures a question and a limit are compared in; words of one measure are one family (岁 and 周岁)
@@ -24,7 +24,8 @@ _UNITS = {"周岁": "岁", "岁": "岁", "年": "年", "个月": "月", "月": "
           "张": "张", "次": "次", "项": "项", "家": "家", "所": "所", "套": "套", "辆": "辆",
           "years": "年", "year": "年", "months": "月", "month": "月", "days": "天", "day": "天", "hours": "小时",
           "hour": "小时", "employees": "人", "people": "人", "staff": "人",
-          "$": "$", "dollars": "$", "€": "€", "euros": "€", "£": "£", "pounds": "£", "¥": "元", "￥": "元"}
+          "$": "$", "dollars": "$", "€": "€", "euros": "€", "£": "£", "pounds": "£", "¥": "元", "￥": "元",
+          "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb"}  # storage ("up to 2GB")
 # a measure: one of _UNITS, or the English noun a figure counts ("50,000 homes", "12 stores"), compared by its stem
 _UNIT = "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True)) + r"|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])"
 # not a day of a month ("4月18日"); thousands written with commas ("315,000")
@@ -32,7 +33,6 @@ _NUMBER = r"(?<![\d.,月])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # a figure joined to its measure by a hyphen counts too ("a 5-hour flight", "a 3-year contract")
 _FIGURE = re.compile(rf"{_NUMBER}\s*-?\s*({_UNIT})(?![\u4e00-\u9fff]*?(?:以上|以下|以内|之内|之间))", re.IGNORECASE)
 _RANGE = re.compile(rf"{_NUMBER}\s*({_UNIT})?\s*(?:至|到|-|—|~|～|to|and)\s*{_NUMBER}\s*({_UNIT})", re.IGNORECASE)
-_NUMBER_WORD = re.compile(rf"{ENGLISH_NUMBER_WORD}\b", re.IGNORECASE)
 # a count in Chinese numerals before its measure or a range's other end ("两年", "三张", "十八至三十五周岁")
 _CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d])([一二三四五六七八九十两]{1,3})"
                        r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"
@@ -46,14 +46,15 @@ _TIER_CLAUSE = re.compile(r"[，；。,;]")  # a tier is stated in a clause of i
 YEAR_DATE = 1000  # "2024年" is a date, not a number of years
 # words bounding a figure from above or below, before it ("不超过3年") or after it ("3年以内"); a strict one excludes
 # the figure itself ("未满18周岁")
-_UPPER_WORDS = ("不超过", "不得超过", "不高于", "不大于", "最多", "最长", "低于", "少于", "未满", "不满", "不足",
-                "不到", "no more than", "up to", "at most", "under", "below", "less than", "fewer than")
-_LOWER_WORDS = ("不低于", "不少于", "不得少于", "至少", "最少", "满", "超过", "高于", "大于", "多于", "at least",
-                "no less than", "over", "more than", "above")
+_UPPER_WORDS = ("不超过", "不得超过", "不要超过", "不能超过", "不可超过", "不应超过", "不高于", "不大于",
+                "最多", "最长", "低于", "少于", "未满", "不满", "不足", "不到", "no more than", "up to", "at most",
+                "under", "below", "less than", "fewer than")
+_LOWER_WORDS = ("不低于", "不少于", "不得少于", "大于等于", "不小于", "至少", "最少", "满", "超过", "高于",
+                "大于", "多于", "at least", "no less than", "over", "more than", "above")
 _STRICT = frozenset({"低于", "少于", "未满", "不满", "不足", "不到", "under", "below", "less than", "fewer than",
                      "超过", "高于", "大于", "多于", "over", "more than", "above"})
 # "超过" inside "不超过", "more than" inside "no more than" bound from above
-_NOT_BEFORE = r"(?<![不未得])(?<!no )(?<!not )"
+_NOT_BEFORE = r"(?<![不未得])(?<!不要)(?<!不能)(?<!不可)(?<!不应)(?<!no )(?<!not )"
 # a bound said with a negation: "no later than 30 June", "with no component below 6.0", "not exceeding 3 years"
 _NEGATED_BOUND = (r"\bno(?:t)?\s+(?:\w+\s+){0,2}?(?:later|earlier|sooner|more|less|fewer|longer|shorter|greater"
                   r"|higher|lower|below|above|under|over|exceeding)\b(?:\s+than\b)?")
@@ -137,6 +138,12 @@ def _other_tier(figures: Sequence[tuple[float, str]], sentence: str) -> bool:
     return False
 
 
+def states_bound(sentence: str, upper: bool) -> bool:
+    """Whether the sentence states an upper (``upper``) or a lower bound: "up to five weeks total", "不超过3年";
+    "满1年", "at least 2 years"."""
+    return any((limit.high if upper else limit.low) is not None for limit in stated_limits(_as_figures(sentence)))
+
+
 def in_asked_measure(question: str, sentence: str) -> bool:
     """Whether the sentence states a figure or a limit in a measure a figure of the question is in ("成立5年的企业…"
     against "成立时间不超过3年"): what it says answers the question's figure, yes or no."""
@@ -149,9 +156,8 @@ def _as_figures(text: str) -> str:
     """Money written with its sign first as a measure after its figure ("under $5,000" -> "under 5,000 $"), and
     small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits", "不超过两年"
     -> "不超过2年"; not 年级, 年度, 年代)."""
-    text = _NUMBER_WORD.sub(lambda m: str(ENGLISH_NUMBERS[m.group(0).lower()]), text)
     text = _CN_COUNT.sub(lambda m: str(count_value(m.group(1)) or m.group(1)), text)
-    return _MONEY.sub(r"\2 \1", text)
+    return _MONEY.sub(r"\2 \1", english_digits(text))
 
 
 def _figures(text: str, bounded: Sequence[tuple[int, int]] = ()) -> list[tuple[float, str]]:

@@ -10,43 +10,27 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from lambdarag.answer.as_of import scores_as_of
 from lambdarag.answer.asked_page import ON_PAGE, asked_pages
 from lambdarag.answer.asked_values import AskedValues
-from lambdarag.answer.captions import caption_line, furniture
+from lambdarag.answer.captions import caption_line
 from lambdarag.answer.context import Piece
 from lambdarag.answer.follow_on import points_back, with_next
 from lambdarag.answer.limits import tiers_asked
-from lambdarag.answer.lines import (
-    ANSWER_LINE,
-    BULLET,
-    QUESTION_LINE,
-    blocks_joined,
-    clause_lists,
-    listed_items,
-    refused_items,
-    replies_apart,
-    unwrapped_lines,
-)
+from lambdarag.answer.lines import BULLET
 from lambdarag.answer.needs import NEED_BONUS, Need, evidence_bonus, field_factor, question_need, section_bonus
 from lambdarag.answer.parts import question_parts
 from lambdarag.answer.qualifiers import named_groups_first
 from lambdarag.answer.rarity import rarity_weights, weighted_score
-from lambdarag.answer.table_text import ParsedTable, best_row, grams, parse_table, question_grams, row_picking
+from lambdarag.answer.table_text import grams, question_grams
+from lambdarag.answer.units import Unit, candidate_units
 from lambdarag.answer.unsaid import Unsaid, lone_characters
 from lambdarag.answer.window_ends import cut_by_window, opens_document, whole_over_cut
-from lambdarag.text.english import rejoin_abbreviations
-from lambdarag.text.tokenizer import (
-    has_cjk,
-    normalize,
-    rejoin_enumerations,
-    rejoin_quotations,
-    split_sentences,
-)
+from lambdarag.text.tokenizer import normalize
 
 MAX_SENTENCES = 4  # default context.answer_sentences: sentences of an answer (not an overview or list), per chunk too
 # needs a list one item a line answers whole; asked yes or no, an item is read with its lead-in ("不予…：")
@@ -60,8 +44,6 @@ BROAD_FLOOR = 0.4
 LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one chunk: read up to five of them
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
-MIN_SENTENCE_CHARS = 6
-MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 RANK_BONUS = 0.08  # a sentence from the top chunk beats an equally matching one further down
 # score per share of the question's keyword characters (those the chunk's heading does not hold) the sentence holds:
 # every sentence of a page matches the question's subject through its heading, the answer also echoes its predicate
@@ -72,7 +54,6 @@ WHOLE_TABLE_ROWS = 8  # an overview may quote a table this small whole
 LIST_TABLE_ROWS = 30  # a list question may quote a table this long whole (in order, cut by the answer budget)
 PART_MATCH = 0.5  # share of a part's words its sentence must hold
 CUT_FACTOR = 0.8  # score kept by a sentence the chunk's window cut (its other part is in the neighbouring chunk)
-CUT_OPENING = "，,、；;"  # punctuation no sentence opens with
 REPEATED = 0.8  # share of a sentence's words already said that, with all its numbers, makes it a repetition
 
 ORDINAL = re.compile(r"第[一二三四五六七八九十\d]+(?:所|个|名|位|家|项)?|排[在名]第"
@@ -108,17 +89,6 @@ class Scored:
         """The sentence closed with its [n] (and the [n] of the other chunks saying the same)."""
         marks = "".join(f"[{n}]" for n in (self.n, *self.also))
         return f"{close(self.sentence)}{marks}{end(self.sentence)}"
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A shown sentence and the text it is matched by (an FAQ answer is matched with its question)."""
-
-    shown: str
-    matched: str
-    table: bool = False  # a table's content (a row, or the whole table): data, never a caption or heading
-    item: bool = False  # an item of a refusal's list shown without its lead-in: it may open an answer, not pad it
-    reply: str = ""  # the reply alone opening it in its FAQ ("不需要。"), which a yes/no lead reads
 
 
 def ranking_key(item: Scored) -> tuple[float, float]:
@@ -279,8 +249,14 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
                               valued=asked.carries(unit.shown, value), reply=unit.reply))
-    out = named_groups_first(question, whole_over_cut(out))  # asked how much, of the tier the figure asked is in
-    return _read_as_of(tiers_asked(question, out) if asked.amount and need.kind != "yesno" else out, as_of)
+    return _read_as_of(_as_asked(question, whole_over_cut(out), bool(asked.amount) and need.kind != "yesno"), as_of)
+
+
+def _as_asked(question: str, scored: list[Scored], how_much: bool) -> list[Scored]:
+    """The sentences said of the group the question names first (answer/qualifiers.py); asked ``how_much``, those
+    of the tier its figure is in (answer/limits.py)."""
+    scored = named_groups_first(question, scored)
+    return tiers_asked(question, scored) if how_much else scored
 
 
 def _label_factor(sentence: str, need: Need, value: float, bonus: float) -> float:
@@ -312,72 +288,6 @@ def _whole_rows(question: str, intent: str, need: str) -> int:
     if need == "list" or ORDINAL.search(question):
         return LIST_TABLE_ROWS
     return WHOLE_TABLE_ROWS if intent in BROAD_INTENTS else 0
-
-
-def candidate_units(body: str, wanted: set[str], head: str = "", whole_rows: int = 0,
-                    lists: bool = False) -> list[Unit]:
-    """Sentences of a text chunk (FAQ answers matched with their question); a table chunk's best row.
-
-    A table of at most ``whole_rows`` rows is also offered whole, one row after another.
-    """
-    table = parse_table(body)
-    if table is not None:
-        if len(table.rows) <= whole_rows:
-            whole = "；".join("，".join(c for c in row if c) for row in table.rows)
-            return [Unit(whole, f"{head} {' '.join(table.header)} {whole}", table=True)]
-        return [Unit(row, f"{head} {row}", table=True) for row in table_rows(table, row_picking(wanted, table, head))]
-    heading = normalize(head).replace(" ", "")
-    return [dataclasses.replace(u, matched=f"{head} {u.matched}") for u in _units(body, lists)
-            if _long_enough(u.shown) and not furniture(u.shown, heading)]
-
-
-def _long_enough(sentence: str) -> bool:
-    """A sentence of six characters or more, or a shorter one closed by its full stop (a fragment has none)."""
-    return len(sentence) >= MIN_SENTENCE_CHARS or (len(sentence) >= MIN_CLOSED_CHARS and sentence.endswith("。"))
-
-
-def _units(body: str, lists: bool = False) -> Iterator[Unit]:
-    """The body's sentences (an FAQ answer matched with its question; with ``lists``, a list written one item a
-    line as one unit)."""
-    unwrapped = blocks_joined(unwrapped_lines(body))
-    lines = clause_lists(unwrapped) if lists else [(line, False) for line in unwrapped]
-    joined = {line for line, whole in lines if whole}
-    texts = [line for line, _ in lines]
-    items = refused_items(texts)
-    question = ""
-    for line, before in listed_items(texts) if lists else ((line, "") for line in texts):
-        if line in joined:  # a list of clauses after its lead-in: one unit, quoted whole
-            question = ""
-            yield Unit(line, line)
-        elif before:  # a list written one item a line, joined after its label: matched with what precedes it
-            yield Unit(line, f"{before} {line}")
-        elif ANSWER_LINE.match(line) and question:
-            answer = ANSWER_LINE.sub("", line)
-            yield Unit(answer, f"{question} {answer}")
-            question = ""
-        elif QUESTION_LINE.search(line):
-            question = line  # a question never answers; the answer line after it does
-        else:
-            # the line after a question answers it ("1.什么是…？" then its answer, without "答："): matched with it
-            asked, question = question, ""
-            whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
-            # "，引领学院…": a piece the window or a dropped name cut
-            shown = [(reply, s.lstrip(CUT_OPENING)) for reply, s in replies_apart(whole)]
-            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items, reply=reply) for reply, s in shown
-                        if s)
-
-
-def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
-    """The table's best matching row written out with its headers (the first row when none matches), in the
-    punctuation of the table's language ("State: Florida, Permit: 15,907"; "项目：差旅费，金额：1200")."""
-    index, _ = best_row(table, wanted)
-    rows = [table.rows[index]] if index >= 0 else list(table.rows[:1])
-    header = table.header or ("",) * max(map(len, rows), default=0)  # a headerless table's rows are data only
-    out = []
-    for row in rows:
-        comma, colon = ("，", "：") if has_cjk("".join((*header, *row))) else (", ", ": ")
-        out.append(comma.join(f"{h}{colon}{v}" if h else v for h, v in zip(header, row, strict=False) if v))
-    return out
 
 
 def score_text(text: str, keywords: Sequence[str], wanted: set[str]) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 ONE_TO_NINE = "一二三四五六七八九"
 # 〇 and 零 are zero; ○ (a circle) and Ｏ (a full-width letter O) stand in for 〇 in typed documents.
 ZEROS = "〇零○Ｏ"
@@ -19,6 +21,7 @@ ENGLISH_NUMBERS: dict[str, int] = {**{w: i for i, w in enumerate(_UNITS, 1)},
                                    **{w: 10 * i for i, w in enumerate(_TENS, 2)}}
 # one of them as a pattern, from a word's start, the longer first ("sixteen" before "six")
 ENGLISH_NUMBER_WORD = rf"\b(?:{'|'.join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))})"
+_ENGLISH_NUMBER = re.compile(rf"{ENGLISH_NUMBER_WORD}\b", re.IGNORECASE)
 # A written date spells its digits one by one (二〇二三年): 两 only counts, it is never a digit there.
 DATE_DIGITS: dict[str, int] = {ch: value for ch, value in DIGITS.items() if ch != TWO_COUNTING}
 # A count (近五年, 两年, 十年) has no zero, and 十 alone is ten.
@@ -45,3 +48,8 @@ def count_value(numeral: str) -> int | None:
     if TEN not in numeral:
         return COUNT_DIGITS.get(numeral) if len(numeral) == 1 else None
     return tens_value(numeral, COUNT_DIGITS, unknown=None)
+
+
+def english_digits(text: str) -> str:
+    """The text with its English counts in words written in digits ("up to five weeks" -> "up to 5 weeks")."""
+    return _ENGLISH_NUMBER.sub(lambda m: str(ENGLISH_NUMBERS[m.group(0).lower()]), text)
