@@ -109,3 +109,10 @@ def test_asked_whether_a_thing_exists_a_sentence_telling_of_it_answers() -> None
     # asked whether one may, the rule nearly as good is read first, as before
     question = "Can I use leftover material from other members for my project for free?"
     assert "charge" in yes_no_lines(question, scored, question_need(question), [])[0]
+
+
+def test_a_chinese_rule_opening_with_its_condition_is_read_by_its_last_clause() -> None:
+    rules = ("社区准则", "禁止发布色情内容。\n如果发布的信息包含裸露内容，但其主要目的为艺术用途，"
+             "且没有不必要的暴力内容，社区可能会允许发布该内容。")
+    answer = answered("我是美术专业的，想发几张人体写生作品（有裸露），这种内容允许发吗？", *rules)
+    assert answer.startswith("允许") and "可能会允许发布" in answer

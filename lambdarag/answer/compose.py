@@ -27,6 +27,8 @@ _NEGATION = cue_pattern(*cues.NEGATION, *cues.FORBIDDEN_KIND)
 _NEGATION_EN = cue_pattern(*cues.NEGATION_EN, flags=re.IGNORECASE)
 _LEADING_CONDITION_EN = re.compile(cues.LEADING_CONDITION_EN, re.IGNORECASE)
 _CONCESSION_EN = re.compile(cues.CONCESSION_EN, re.IGNORECASE)
+_LEADING_CONDITION = re.compile(cues.LEADING_CONDITION)
+_RULE = cue_pattern(*cues.RULE)
 _CONDITION = cue_pattern(*cues.CONDITION, *cues.CONDITION_EN, flags=re.IGNORECASE)
 # "any price or no price", "whether or not": the alternatives of a choice refuse nothing
 _ALTERNATIVE_EN = re.compile(r"\bor\s+not?\b(?:\s+\w+)?|\bwhether\s+or\s+not\b", re.IGNORECASE)
@@ -136,6 +138,9 @@ def negates(need: Need, support: str) -> bool:
     said = without_bounds(CITATION_MARK.sub("", support))
     if need.english:  # the rule the sentence states, not the condition it opens with or the concession it makes
         said = _CONCESSION_EN.sub(" ", _LEADING_CONDITION_EN.sub(" ", said))
+    elif _LEADING_CONDITION.match(said):  # its last clause, when that states a rule ("…，…可能会允许发布该内容")
+        last = re.split(r"[，,；;]", said.rstrip("。.！!"))[-1]
+        said = last if _RULE.search(last) else said
     return bool(_NEGATION_EN.search(_ALTERNATIVE_EN.sub(" ", said)) if need.english else _NEGATION.search(said))
 
 

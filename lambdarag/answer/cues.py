@@ -194,6 +194,9 @@ RULE_EN = (*NEGATION_EN, *CONDITION_EN,
 # a sentence's leading condition up to its comma ("If you don't spend it all, it's ok to…"): what it negates is the
 # condition, not the rule the sentence states
 LEADING_CONDITION_EN = r"^\s*(?:if|unless|when|whenever|once|after|before|although|though|while|in case)\b[^,;.]*,"
+# a Chinese sentence opening with its condition ("如果发布的信息包含裸露…且没有不必要的暴力内容，…可能会允许发布"):
+# the rule is its last clause
+LEADING_CONDITION = r"^\s*(?:如果|若|假如|倘若|如若|要是)"
 # a concession inside the rule ("may stay at the conference hotel even if it is not the cheapest"): its negation is
 # what the rule allows despite, not a no
 CONCESSION_EN = r"\beven (?:if|though|when)\b[^,;.]*"
