@@ -1569,6 +1569,9 @@ def test_asked_how_much_the_tier_the_figure_asked_is_in_comes_first() -> None:
     ("攒着不报的发票金额最多能有多少？", "每人每学年有300元的科技书籍购买预算。", 0.075),
     # the largest of a kind is no limit asked
     ("鬣齿兽属中最小的大约多大？", "相反，最小的物种肩高只有30厘米。", 0.15),
+    # "the most" counting a noun asks a number of it, the bound between the figure and its noun ("five or fewer")
+    ("What's the most children I can have in a home daycare?", "* Five or fewer children under your care", 0.15),
+    ("What's the most children I can have in a home daycare?", "* A diploma and 3 years of work with children.", 0.0),
 ])
 def test_a_measure_or_a_limit_asked_is_carried_by_its_amount(question: str, sentence: str, bonus: float) -> None:
     from lambdarag.answer.asked_values import AskedValues

@@ -76,8 +76,10 @@ _OFTEN = re.compile(f"{FREQUENCY.pattern}|{DURATION.pattern}", re.IGNORECASE)  #
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
 _ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
 # "How many members", "How many of the principal authors": the noun counted (after "of the")
-_ASKED_MEASURE_EN = re.compile(r"\bhow many\s+(?:of\s+(?:the|its|their|our|your|these|those)\s+)?([A-Za-z]{3,})",
-                               re.IGNORECASE)
+# ... or after "the most" when it counts ("the most children I can have", not "the most memory")
+_ASKED_MEASURE_EN = re.compile(r"\bhow many\s+(?:of\s+(?:the|its|their|our|your|these|those)\s+)?([A-Za-z]{3,})"
+                               r"|\bthe (?:most|fewest|max(?:imum)? number of|min(?:imum)? number of)\s+"
+                               r"([A-Za-z]{2,}[^s\W]s|children|people|men|women)\b", re.IGNORECASE)
 _COUNT_OF = re.compile(r"([\u4e00-\u9fff])数(?:是|为|有|约|共)?(?:多少|几)")  # 人数是多少: counted in 人
 _NOT_MEASURES = frozenset("的是呢吗了钱乎总基指参系函")  # 总数, 基数, 指数…: a number, not a count in a measure
 _EVENTS = tuple(cue_pattern(*family, flags=re.IGNORECASE) for family in cues.EVENTS)
@@ -161,7 +163,7 @@ def asked_measure(question: str) -> str:
     m = _ASKED_MEASURE.search(question) or _COUNT_OF.search(question)
     if m is None:  # "How many members…" -> members
         english = _ASKED_MEASURE_EN.search(question)
-        return english.group(1).lower() if english else ""
+        return (english.group(1) or english.group(2)).lower() if english else ""
     return m.group(1) if m.group(1) not in _NOT_MEASURES else ""
 
 
@@ -178,7 +180,9 @@ def counted_in(measure: str) -> re.Pattern[str]:
     if measure.isascii():  # "12 members", "315,000 people", "47 new stores", "five of the principal authors"
         number = rf"(?:(?<![\d.,])\d[\d,]*(?:\.\d+)?|{ENGLISH_NUMBER_WORD})"
         # the counted noun as written, or quoted or emphasised ('3 "levels"', "3 *levels*")
-        return re.compile(rf"{number}\s+(?:[A-Za-z-]+\s+){{0,2}}?[\"'“‘*_]*{re.escape(stem(measure))}", re.IGNORECASE)
+        # a unit glued to the figure before the noun ("2GB of memory")
+        return re.compile(rf"{number}[A-Za-z]{{0,3}}\s+(?:[A-Za-z-]+\s+){{0,2}}?[\"'“‘*_]*{re.escape(stem(measure))}",
+                          re.IGNORECASE)
     # a four-digit number before 年 is a year ("2014年"), not a count of years ("四年", "5年")
     count = r"(?<!\d)(?!\d{4}\s*年)" + _COUNT if measure == "年" else _COUNT
     same = _SAME_MEASURE.get(measure)

@@ -76,8 +76,12 @@ def _bound_before(words: tuple[str, ...]) -> re.Pattern[str]:
 
 _UPPER_BEFORE = _bound_before(_UPPER_WORDS)
 _LOWER_BEFORE = _bound_before(_LOWER_WORDS)
-_UPPER_AFTER = re.compile(rf"{_NUMBER}\s*({_UNIT})\s*(以下|以内|之内|内|or less|or fewer)", re.IGNORECASE)
-_LOWER_AFTER = re.compile(rf"{_NUMBER}\s*({_UNIT})\s*(以上|及以上|或以上|or more|or over)", re.IGNORECASE)
+# the bound after its measure ("3年以内", "19 inches or more") or between the figure and its measure ("5 or fewer
+# children"): the measure in group 2 or 3
+_UPPER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以下|以内|之内|内|or less|or fewer)"
+                          rf"|or (?:less|fewer)\s+({_UNIT}))", re.IGNORECASE)
+_LOWER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以上|及以上|或以上|or more|or over)|or more\s+({_UNIT}))",
+                          re.IGNORECASE)
 
 
 
@@ -194,12 +198,12 @@ def stated_limits(sentence: str) -> list[Limit]:
         word = m.group(1).lower()
         limits.append(Limit(_unit(m.group(3)), high=_value(m.group(2)), strict_high=word in _STRICT))
     for m in _UPPER_AFTER.finditer(sentence):
-        limits.append(Limit(_unit(m.group(2)), high=_value(m.group(1))))
+        limits.append(Limit(_unit(m.group(2) or m.group(3)), high=_value(m.group(1))))
     for m in _LOWER_BEFORE.finditer(sentence):
         word = m.group(1).lower()
         limits.append(Limit(_unit(m.group(3)), low=_value(m.group(2)), strict_low=word in _STRICT))
     for m in _LOWER_AFTER.finditer(sentence):
-        limits.append(Limit(_unit(m.group(2)), low=_value(m.group(1))))
+        limits.append(Limit(_unit(m.group(2) or m.group(3)), low=_value(m.group(1))))
     return [limit for limit in limits if not any(_date(v, limit.unit) for v in (limit.low, limit.high) if v)]
 
 
