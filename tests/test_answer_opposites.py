@@ -42,6 +42,11 @@ COFFEE = "There is a small onsite coffee shop (open on Friday until 10pm but clo
     ("Will the coffee shop be open on Friday evening?", COFFEE, False),
     ("周六图书馆开放吗？", "图书馆周一至周五开放，但周末闭馆。", True),
     ("周三图书馆开放吗？", "图书馆周一至周五开放，但周末闭馆。", False),
+    # different asked, the same stated, and the other way round; 一样 says "likewise" as often
+    ("Are fiscal hosting and fiscal sponsorship two different services?", "These two terms mean the same thing.", True),
+    ("Is fiscal hosting the same as fiscal sponsorship?", "They are different services.", True),
+    ("本科生和研究生的标准不同吗？", "本科生和研究生的标准相同。", True),
+    ("两种卡的收费不同吗？", "失败的调用也一样会计费。", False),
     ("Is the museum open on Mondays?", "The shop is close to the museum.", False),  # near, not closed
     # a clause saying the thing asked as well does not merely state its opposite
     ("Can I charge a price for copies?", "You may distribute copies of free software (and charge for them).", False),

@@ -154,7 +154,13 @@ ALL_ASKED = (r"(?<!\bat )\ball\b(?! (?:the )?time\b)", r"\bevery\b", "所有", "
 SOME_ONLY = (r"\bsome\b[^.;]*\bothers?\b", r"\bnot all\b", r"\bonly some\b", "并非所有", "并非全部", "不是所有",
              "不是全部", "并非每", r"有的[^。；]*有的", r"(?<!大)部分[^。；]*(?:其他|其余|另一部分)",
              r"(?<!大)部分[^。；，,]{0,12}?(?:不|没有|未)")  # "部分车站不发售": some do not
-OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY))
+# two things asked different, the same stated ("Are fiscal hosting and fiscal sponsorship two different services?"
+# of "These two terms mean the same thing"), and the other way round
+DIFFERENT_ASKED = (r"\bdifferent\b", r"\bdiffer\b", "不同", "不一样", r"(?<!没有)区别")
+SAME_STATED = (r"\b(?:the )?same (?:thing|service|meaning|as)\b", r"\bmean the same\b", r"\bare synonyms\b", "相同",
+               "同一", "同义", "没有区别", "无区别")  # not 一样, which says "likewise" as often ("也一样会计费")
+OPPOSITES = ((PAY_ASKED, FREE_OF_CHARGE), (OPEN_ASKED, CLOSED), (CLOSED, OPEN_ASKED), (ALL_ASKED, SOME_ONLY),
+             (DIFFERENT_ASKED, SAME_STATED), (SAME_STATED, DIFFERENT_ASKED))
 # asked whether one may do it again ("大四还想再申请一个…", "Can I apply again?"), a rule allowing it once only
 AGAIN_ASKED = (r"再(?:次|申请|参加|报名|办理|领取|使用|买|借|来|去)", "第二次", "又一次", r"\bagain\b", r"\ba second\b",
                r"\banother time\b")
