@@ -145,3 +145,9 @@ def test_a_negation_the_question_asks_with_itself_agrees() -> None:
     # a "without" the rule refuses as well is still refused by the rule's "cannot"
     entry = ("Entry", "You cannot enter the hall without a ticket.\nTickets are sold at the door.")
     assert answered("Can I enter the hall without a ticket?", *entry).startswith(("No[", "No."))
+
+
+def test_what_a_contrast_sets_apart_answers_when_it_says_what_is_asked() -> None:
+    rules = ("参赛规则", "百度内部员工可正常参赛获得名次与荣誉，但不参与现金奖励的分配。\n比赛分初赛和复赛两个阶段。")
+    assert answered("我在百度上班，自己参赛要是拿了名次，能领现金奖吗？", *rules).startswith("不能")
+    assert not answered("我在百度上班，可以参赛拿名次吗？", *rules).startswith("不")

@@ -28,6 +28,8 @@ _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite,
 # closed on the weekend")
 _CLAUSE_END = re.compile(r"[.;。；！!？?]|\bbut\b|\bwhereas\b|但是?", re.IGNORECASE)
 _FREE = cue_pattern(*cues.FREE_OF_CHARGE, flags=re.IGNORECASE)
+_CONTRAST = re.compile(r"[，,；;]\s*(?:但是?|却|然而)")
+_NEGATED = re.compile(r"^\s*(?:[\u4e00-\u9fff]{0,4}?)(?:不|未|没有|无)(?!超过|断|仅|但|同|少|久|论|管|限)")
 _PAY = cue_pattern(*cues.PAY_ASKED, flags=re.IGNORECASE)
 _AGAIN = cue_pattern(*cues.AGAIN_ASKED, flags=re.IGNORECASE)
 _ONCE_ONLY = cue_pattern(*cues.ONCE_ONLY, flags=re.IGNORECASE)
@@ -98,6 +100,18 @@ def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:
         return True
     pairs = {cjk[i:i + 2] for i in range(len(cjk) - 1)}
     return sum(1 for pair in pairs if pair in question) * 2 > len(pairs)  # most of them
+
+
+def contrast_refuses(sentence: str, predicate: str) -> bool:
+    """Whether what a Chinese sentence sets against its first part with 但 says the predicate asked, negated: "百度内部
+    员工可正常参赛获得名次与荣誉，但不参与现金奖励的分配" asked "…能领现金奖吗" (现金 in the part after 但, and
+    不 there)."""
+    parts = _CONTRAST.split(sentence, maxsplit=1)
+    if len(parts) < 2 or len(predicate) < 2:
+        return False
+    pairs = {predicate[i:i + 2] for i in range(len(predicate) - 1)}
+    first, then = (sum(p in part for p in pairs) for part in parts)
+    return then > first and _NEGATED.search(parts[1]) is not None
 
 
 def once_only_again(question: str, sentence: str) -> bool:

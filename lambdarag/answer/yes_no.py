@@ -18,7 +18,13 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.exceptions import excepted
 from lambdarag.answer.limits import figure_outside
 from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
-from lambdarag.answer.opposites import as_asked_free, as_asked_negated, once_only_again, says_opposite
+from lambdarag.answer.opposites import (
+    as_asked_free,
+    as_asked_negated,
+    contrast_refuses,
+    once_only_again,
+    says_opposite,
+)
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
@@ -83,9 +89,10 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
     """Whether the support says no without a word of refusal: the verb asked denied ("…要收费吗" against "不收费"),
     the opposite of what is asked (free asked whether one pays, closed asked whether open), or a day outside the
     days stated by a sentence of its chunk ("周六…吗" against "办公时间：周一至周五"), an item of a list its lead-in
-    refuses or forbids ("违章电器包括：… （三）电饭锅…"), or once only allowed when asked to do it again."""
+    refuses or forbids ("违章电器包括：… （三）电饭锅…"), once only allowed when asked to do it again, or what its 但
+    sets against the rest denied ("…可正常参赛…，但不参与现金奖励的分配" asked of the cash prize)."""
     if best.item or denies(best.sentence, predicate) or says_opposite(question, best.sentence) \
-            or once_only_again(question, best.sentence):
+            or once_only_again(question, best.sentence) or contrast_refuses(best.sentence, predicate):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
 
