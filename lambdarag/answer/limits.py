@@ -84,8 +84,6 @@ _LOWER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以上|及以上|或�
                           re.IGNORECASE)
 
 
-
-
 @dataclass(frozen=True)
 class Limit:
     """What a sentence allows in one measure: low <= x <= high (either end open), strict ends excluded."""

@@ -273,7 +273,6 @@ def _block_after(lines: Sequence[str], lead: int) -> list[str]:
     return block
 
 
-
 def replies_apart(sentences: Sequence[str]) -> list[tuple[str, str]]:
     """Each sentence with the reply alone that opens it ("不需要。", "Yes."; "" for none): an FAQ's answer opening
     with one ("不需要。无论你何时入馆，都可以一直参观至闭馆时间。") says the reply of the sentence after it, which

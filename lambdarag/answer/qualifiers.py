@@ -28,8 +28,6 @@ _OPENER = re.compile(r"^\W*(?:for\s+((?:[A-Za-z-]+\s+){0,5}?[A-Za-z-]+)\s*(?:[,:
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 
 
-
-
 def named_groups_first(question: str, scored: Sequence[W]) -> list[W]:
     """``scored`` with a sentence said of a group the question does not name scaled by OTHER_GROUP, where a sentence
     saying much the same of another group is said of one it names better. A group is named by the words that set it
