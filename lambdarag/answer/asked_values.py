@@ -22,6 +22,7 @@ VALUE_BONUS = 0.15  # "how much / how long" questions by sentences that carry an
 # A multiple of another figure ("高度为宽度的3倍", "按月工资的2倍") says how much only relative to it: it answers
 # "how much" with this share of the bonus, below an amount stated outright ("高约38公分"), unless 倍 is asked.
 MULTIPLE_SHARE = 0.5
+UNBOUNDED_SHARE = 0.5  # asked the most one may, the share of the bonus an amount stated without its bound earns
 EVENT_BONUS = 0.1  # a sentence naming the event asked, in any of its words (卒 ~ 病逝 ~ 去世)
 VALUE_INTENTS = frozenset({"synthesis"})  # an overview is made of the figures too…
 # …unless the question names the kind of thing it asks ("叶子是什么颜色", "what shape"): no amount is that
@@ -125,7 +126,7 @@ class AskedValues:
         if self.amount.search(sentence) or self.amount.search(english_digits(sentence)):  # "up to five weeks total"
             # asked the most, an amount stated as its bound ("up to five weeks total") before one stated as it is
             unbounded = self.bound and not states_bound(sentence, self.bound == "upper")
-            return VALUE_BONUS * (MULTIPLE_SHARE if unbounded else 1.0)
+            return VALUE_BONUS * (UNBOUNDED_SHARE if unbounded else 1.0)
         return VALUE_BONUS * MULTIPLE_SHARE if self.amount is AMOUNT and MULTIPLE.search(sentence) else 0.0
 
     def carries(self, sentence: str, value: float) -> bool:
