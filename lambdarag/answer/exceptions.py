@@ -14,13 +14,11 @@ from __future__ import annotations
 import re
 
 from lambdarag.answer import cues
+from lambdarag.answer.terms import NAMING, cjk_pairs, content_stems
 from lambdarag.text.english import word_stems
-from lambdarag.text.tokenizer import stopwords
 
 _SCOPE_EN = re.compile(rf"(?:{'|'.join(cues.EXCEPTION_EN)})\s+([^.;:,)]+)", re.IGNORECASE)
 _SCOPE = re.compile("|".join(cues.EXCEPTION))
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-_SHORT = 3  # English words shorter than this ("a", "of", "to") name nothing
 
 
 def excepted(question: str, sentence: str) -> bool:
@@ -36,9 +34,6 @@ def excepted(question: str, sentence: str) -> bool:
 
 def _names(question: str, scope: str, rest: str) -> bool:
     """Whether the question says a word of ``scope`` that ``rest`` does not."""
-    stop = stopwords()
-    words = {w for w in word_stems(scope) if len(w) >= _SHORT and w not in stop} - word_stems(rest)
-    if words & word_stems(question):
+    if (content_stems(scope, NAMING) - word_stems(rest)) & word_stems(question):
         return True
-    pairs = {run[i:i + 2] for run in _CJK_RUN.findall(scope) for i in range(len(run) - 1)}
-    return any(pair in question and pair not in rest for pair in pairs)
+    return any(pair in question and pair not in rest for pair in cjk_pairs(scope))

@@ -17,9 +17,9 @@ import re
 from lambdarag.answer import cues
 from lambdarag.answer.asking import asking_sentence
 from lambdarag.answer.cues import cue_pattern
+from lambdarag.answer.terms import NAMING, content_stems
 from lambdarag.answer.weekdays import asked_days, stated_days, without_days
-from lambdarag.text.english import word_stems
-from lambdarag.text.tokenizer import EITHER_WAY, stopwords
+from lambdarag.text.tokenizer import EITHER_WAY
 
 # (what a question asks, the opposite a clause states)
 _PAIRS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*opposite, flags=re.IGNORECASE))
@@ -77,15 +77,11 @@ def as_asked_negated(question: str, sentence: str) -> str:
     schema changes?" of "…compatible, thus they do not include database schema changes"): a "not" whose next words
     name what the question's own "no" or "without" does agrees with it, saying yes. A question negating its verb
     ("Isn't it free?") is read as any other."""
-    asked = {w for m in _NOMINAL_NEGATION.finditer(question) for w in _content(m.group(1))}
+    asked = {w for m in _NOMINAL_NEGATION.finditer(question) for w in content_stems(m.group(1), NAMING)}
     if not asked:
         return sentence
-    return _NEGATION_SCOPE.sub(lambda m: m.group(0) if not asked & _content(m.group(1)) else m.group(1), sentence)
-
-
-def _content(words: str) -> frozenset[str]:
-    """The stems of the content words among ``words``."""
-    return frozenset(w for w in word_stems(words) if len(w) > 2 and w not in stopwords())
+    return _NEGATION_SCOPE.sub(lambda m: m.group(1) if asked & content_stems(m.group(1), NAMING) else m.group(0),
+                               sentence)
 
 
 def _for_the_asked(clause: str, said: re.Match[str], question: str) -> bool:

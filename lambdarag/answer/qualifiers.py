@@ -16,8 +16,7 @@ import re
 from collections.abc import Sequence
 
 from lambdarag.answer.candidates import W
-from lambdarag.text.english import word_stems
-from lambdarag.text.tokenizer import stopwords
+from lambdarag.answer.terms import cjk_pairs, content_stems
 
 SAME_RULE = 0.4  # share of their words two sentences after their groups hold together to say the same of each
 FOLLOWING = 2  # sentences after one opening with a group that are said of it too
@@ -25,7 +24,6 @@ OTHER_GROUP = 0.8  # score kept by a sentence said of a group the question names
 # "For managed hosting customers in the EU," / "对于全日制研究生，": the group a sentence's rule holds for
 _OPENER = re.compile(r"^\W*(?:for\s+((?:[A-Za-z-]+\s+){0,5}?[A-Za-z-]+)\s*(?:[,:]|\s+in\b)"
                      r"|对于?([\u4e00-\u9fff]{2,12})[，,：:])", re.IGNORECASE)
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 
 
 def named_groups_first(question: str, scored: Sequence[W]) -> list[W]:
@@ -33,7 +31,7 @@ def named_groups_first(question: str, scored: Sequence[W]) -> list[W]:
     saying much the same of another group is said of one it names better. A group is named by the words that set it
     apart from the other ("selfhosted" of "selfhosted customers" beside "managed hosting customers": a question
     saying "self-host" names the one wholly, the other by "host" alone)."""
-    said = _terms(question, whole=True)
+    said = _terms(question)
     grouped = _grouped(scored)
     other: set[int] = set()
     for k, (a, group_a, rest_a) in enumerate(grouped):
@@ -72,10 +70,7 @@ def _share(own: frozenset[str], said: frozenset[str]) -> float:
     return len(own & said) / len(own) if own else 0.0
 
 
-def _terms(text: str, whole: bool = False) -> frozenset[str]:
-    """The text's English content words by their stems (a hyphenated word also written whole: "self-host" names
-    "selfhosted") and its Chinese characters in pairs; for a ``whole`` question, every pair of it."""
-    words = {w for w in word_stems(text) if w not in stopwords()}
-    runs = _CJK_RUN.findall(text)
-    pairs = {run[i:i + 2] for run in runs for i in range(len(run) - 1)}
-    return frozenset(words | pairs) if whole or runs else frozenset(words)
+def _terms(text: str) -> frozenset[str]:
+    """The text's English content words by their stems ("self-host" names "selfhosted") and its Chinese characters
+    in pairs."""
+    return content_stems(text) | cjk_pairs(text)
