@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI
 
+from lambdarag.answer.context import pack_context
 from lambdarag.channels import bm25, channel_module
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
@@ -527,3 +528,15 @@ def test_demotions_read_as_the_one_dict_they_stand_for() -> None:
     assert "b" not in got and "x" not in got and "r" in got and day == {"a": "old a", "b": "old b", "c": "old c"}
     with pytest.raises(KeyError):
         got["b"]
+
+
+def test_the_context_names_the_included_chunk_the_dense_channel_ranked_first(kb: KnowledgeBase, tmp_path: Path,
+                                                                            fake: FakeOpenAI) -> None:
+    question = "报账大厅在哪里？"
+    r = retrieve(kb, question, expand(kb, question, "fact"), "fact", PipelineOptions())
+    packed = pack_context({}, r, kb, 3500)
+    dense = [h.chunk_id for h in r.runs["vector"].hits if h.chunk_id in packed.included]
+    assert dense and packed.closest == dense[0] and packed.summary()["closest"] == dense[0]
+    partial = KnowledgeBase.load(make_domain(tmp_path, fake.base_url, ("bm25",)))  # no dense channel: none
+    r = retrieve(partial, question, expand(partial, question, "fact"), "fact", PipelineOptions())
+    assert r.fused and pack_context({}, r, partial, 3500).closest is None

@@ -9,6 +9,7 @@ The LLM gets the context fenced as data (text/fence.py).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -18,6 +19,7 @@ from lambdarag.answer.context_labels import CHINESE, ContextLabels, context_labe
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_text import form_text
 from lambdarag.answer.window_ends import completed
+from lambdarag.channels.vector import NAME as DENSE_CHANNEL
 from lambdarag.records import Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -64,10 +66,13 @@ class Packed:
     citations: list[Citation]
     repealed: dict[str, Repealed] = field(default_factory=dict)  # doc id -> what says it was repealed
     as_of: date | None = None  # the date the question is asked as of (PipelineOptions.today), when given
+    # the included evidence chunk closest in meaning to the question: the one the dense channel ranked first (None
+    # without a dense channel, or when it ranked none of them); the extractive answer offers its best sentence
+    closest: str | None = None
 
     def summary(self) -> dict[str, Any]:
         return {"chars": len(self.text), "pieces": [p.summary() for p in self.pieces],
-                "included": list(self.included), "omitted": list(self.omitted)}
+                "included": list(self.included), "omitted": list(self.omitted), "closest": self.closest}
 
 
 @dataclass(frozen=True)
@@ -99,8 +104,16 @@ def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase,
     side = [h for run in retrieval.runs.values() for h in run.hits if h.path or h.side_text]
     ctx = kb.config.context
     ids = list(evidence_ids) if evidence_ids is not None else [f.chunk_id for f in retrieval.fused]
-    return pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars,
-                labels=context_labels(english))
+    packed = pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars,
+                  labels=context_labels(english))
+    return dataclasses.replace(packed, closest=closest_included(retrieval, packed.included))
+
+
+def closest_included(retrieval: Retrieval, included: Sequence[str]) -> str | None:
+    """The included chunk the dense channel ranked first, None when it ran not or ranked none of them."""
+    run = retrieval.runs.get(DENSE_CHANNEL)
+    kept = set(included)
+    return next((h.chunk_id for h in run.hits if h.chunk_id in kept), None) if run is not None else None
 
 
 def pack(

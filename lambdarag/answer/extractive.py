@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lambdarag.answer.asked_values import AskedValues
+from lambdarag.answer.closest import closest_number, with_closest
 from lambdarag.answer.compose import Focus, fit_budget
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
@@ -139,16 +140,20 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
                   need: Need, sentences: int = MAX_SENTENCES, keywords: Sequence[str] = ()) -> list[str]:
     """Table lines, else slot lines for person/process/data (the needed one first), then evidence sentences."""
     table = table_lines(question, packed, intent) if intent not in TABLE_FIRST_SKIP else []
-    if table:
-        extra = best_sentences(question, scored, intent, limit=None if intent in BROAD_INTENTS else EXTRA_AFTER_TABLE)
-        return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     numbers = {c.chunk_id: c.n for c in packed.citations}
+    closest = closest_number(packed.closest, numbers)  # the chunk the dense channel ranked first offers its best
+    if table:
+        broad = intent in BROAD_INTENTS
+        extra = best_sentences(question, scored, intent, limit=None if broad else EXTRA_AFTER_TABLE)
+        extra = with_closest(extra, scored, closest) if broad else extra
+        return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     writer = SLOT_WRITERS.get(intent)
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
     lines = ordered_slot_lines(written, need) if _answers(written, need) else []
     if not lines:
         leading = _clause_answers(question, packed, intent, keywords, scored)
-        return [s.cited() for s in best_sentences(question, scored, intent, sentences=sentences, leading=leading)]
+        picked = best_sentences(question, scored, intent, sentences=sentences, leading=leading)
+        return [s.cited() for s in with_closest(picked, scored, closest)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
     lead = _better_elsewhere(scored, slots, numbers) if intent in LEAD_INTENTS and not _holds_asked(written, need) \
         else []
