@@ -110,7 +110,7 @@ def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase,
 
 
 def closest_included(retrieval: Retrieval, included: Sequence[str]) -> str | None:
-    """The included chunk the dense channel ranked first, None when it ran not or ranked none of them."""
+    """The included chunk the dense channel ranked first, None when it did not run or ranked none of them."""
     run = retrieval.runs.get(DENSE_CHANNEL)
     kept = set(included)
     return next((h.chunk_id for h in run.hits if h.chunk_id in kept), None) if run is not None else None
