@@ -14,6 +14,7 @@ REBUILD_COMMANDS: dict[str, str] = {
     "bm25": "python scripts/rebuild_index.py --domain {domain}",
     "document": "python scripts/rebuild_index.py --domain {domain}",  # the index step builds both
     "vector": "python scripts/build_vector_index.py --domain {domain}",
+    "sentences": "python scripts/build_vector_index.py --domain {domain}",  # the vectors step builds both
     "graph": "python scripts/wiki_compile.py --domain {domain}",  # the wiki script builds the graph first
     "wiki": "python scripts/wiki_compile.py --domain {domain}",
     "build": "lambdarag build --domain {domain}",

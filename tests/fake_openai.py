@@ -56,6 +56,19 @@ def hash_embedding(text: str, dim: int = 8) -> list[float]:
     return [v / norm for v in values]
 
 
+BAG_DIM = 64
+
+
+def char_bag(text: str) -> list[float]:
+    """Deterministic stand-in for a real embedding model: characters hashed into BAG_DIM buckets (texts sharing
+    characters get close vectors, so a search by meaning can be checked)."""
+    values = [0.0] * BAG_DIM
+    for ch in text:
+        if ch.isalnum():
+            values[int(hashlib.md5(ch.encode("utf-8")).hexdigest(), 16) % BAG_DIM] += 1.0
+    return values
+
+
 @dataclass
 class Recorded:
     path: str

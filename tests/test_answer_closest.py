@@ -1,13 +1,15 @@
-"""The dense channel's closest chunk offers its best sentence after the ones chosen by their words (answer/closest)."""
+"""What the dense reading offers after the sentences chosen by their words (answer/closest): the sentence nearest in
+meaning to the question, and the closest chunk's best sentence."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from lambdarag.answer.closest import closest_number, with_closest
+from lambdarag.answer.closest import closest_number, with_closest, with_nearest
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.sentences import Scored
+from lambdarag.answer.units import SENTENCE_CHARS, chunk_sentences
 from lambdarag.records import Chunk
 
 
@@ -51,4 +53,36 @@ def test_an_answer_in_other_words_is_offered_from_the_closest_chunk_and_displace
     assert offered.startswith(plain.rstrip()) and offered.rstrip().endswith("发版频率为每月一次[2]。")
     # the chunk the answer quotes already offers nothing more
     quoted = dataclasses.replace(packed, closest="install#1")
+    assert extractive_answer(QUESTION, quoted, "fact", {}, ["新版本"]) == plain
+
+
+def test_the_sentence_nearest_in_meaning_comes_after_the_picked_ones_unless_it_is_one_of_them() -> None:
+    everything = [*PICKED, *OTHERS]
+    near = {"甲": 0.8, "丙": 0.9, "丁": 0.3}
+    assert [s.sentence for s in with_nearest(PICKED, everything, near)] == ["甲", "乙", "丙"]
+    assert with_nearest(PICKED, everything, {"甲": 0.9, "丙": 0.5}) == PICKED  # the nearest is quoted already
+    assert with_nearest(PICKED, everything, {"己": 0.99}) == PICKED  # a sentence no candidate is
+    assert with_nearest(PICKED, everything, {}) == PICKED  # no sentence vectors
+    assert with_nearest([], everything, near) == []  # no answer to add to
+
+
+def test_a_chunk_offers_its_sentences_as_the_answer_reads_them_and_a_table_none() -> None:
+    text = "发版频率为每月一次。新版本需要重新登录。"
+    assert chunk_sentences(text) == ["发版频率为每月一次。", "新版本需要重新登录。"]
+    assert chunk_sentences("Members pay 20 dollars a month. Guests sign in.") == [
+        "Members pay 20 dollars a month.", "Guests sign in."]
+    long = "甲" * 400 + "。"
+    assert chunk_sentences(long) == [long[:SENTENCE_CHARS]]  # the opening of an over-long one, its key too
+    assert chunk_sentences("| 项目 | 金额 |\n|---|---|\n| 差旅 | 100 |\n| 住宿 | 200 |") == []
+
+
+def test_an_answer_in_other_words_is_offered_by_the_nearest_sentence() -> None:
+    packed = pack({}, ["install#1", "release#1"], [], CHUNKS, max_chars=3500)
+    plain = extractive_answer(QUESTION, packed, "fact", {}, ["新版本"])
+    nearness = {sentence: 0.5 for text in (c.text for c in CHUNKS.values()) for sentence in chunk_sentences(text)}
+    near = dataclasses.replace(packed, nearness={**nearness, "发版频率为每月一次。": 0.9})
+    offered = extractive_answer(QUESTION, near, "fact", {}, ["新版本"])
+    assert offered.startswith(plain.rstrip()) and offered.rstrip().endswith("发版频率为每月一次[2]。")
+    # the nearest already quoted: nothing more
+    quoted = dataclasses.replace(packed, nearness={**nearness, "新版本需要重新登录。": 0.9})
     assert extractive_answer(QUESTION, quoted, "fact", {}, ["新版本"]) == plain

@@ -94,8 +94,9 @@ def served(domain: Domain) -> tuple[dict[str, str], bool, bool]:
 
 def leftovers(domain: Domain) -> list[str]:
     """Index entries beyond each channel's link and the folder it points at (and the embedding cache)."""
-    linked = {(domain.index_dir / c).resolve().name for c in CHANNELS}
-    names = {p.name for p in domain.index_dir.iterdir()} - set(CHANNELS) - linked - {".vector-cache"}
+    published = {*CHANNELS, "sentences"}  # the sentence vectors are published beside the channels
+    linked = {(domain.index_dir / c).resolve().name for c in published}
+    names = {p.name for p in domain.index_dir.iterdir()} - published - linked - {".vector-cache"}
     return sorted(names) + ([STAGED_FILE] if (domain.processed_dir / STAGED_FILE).exists() else [])
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import BAG_DIM, FakeOpenAI, char_bag
 
 from lambdarag.channels import vector
 from lambdarag.channels.manifest import read_manifest
@@ -21,7 +21,7 @@ from lambdarag.errors import IndexMismatchError, LambdaRAGError, ServiceError
 from lambdarag.models.embeddings import local_available
 from lambdarag.records import Chunk
 
-DIM = 64
+DIM = BAG_DIM
 TEXTS = {
     "travel": ("差旅费管理办法", "出差住宿费每晚不超过五百元，市内交通费凭发票实报实销。"),
     "library": ("图书馆规定", "图书馆周一至周日开放，开放时间为早上八点至晚上十点。"),
@@ -31,14 +31,6 @@ TEXTS = {
     "tuition": ("收费标准", "本科生学费每学年五千元，住宿费每学年一千二百元。"),
 }
 
-
-def char_bag(text: str) -> list[float]:
-    """Deterministic stand-in for bge-m3: characters hashed into DIM buckets (shared characters, close vectors)."""
-    values = [0.0] * DIM
-    for ch in text:
-        if ch.isalnum():
-            values[int(hashlib.md5(ch.encode("utf-8")).hexdigest(), 16) % DIM] += 1.0
-    return values
 
 
 def make_chunks(texts: dict[str, tuple[str, str]] = TEXTS) -> list[Chunk]:

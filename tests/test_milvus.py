@@ -24,13 +24,15 @@ from milvus_fixtures import LiteServer, milvus_domain, milvus_instance, rebuild,
 from server_fixtures import NEW_DOC, ROOT, free_port
 from test_channel_vector import BACKGROUND, DIM, char_bag
 
+from lambdarag.answer.units import chunk_sentences
 from lambdarag.channels import load_channels
 from lambdarag.channels.milvus_bm25 import MilvusBM25Channel
 from lambdarag.channels.milvus_store import build_collections, client, current_collection, forget_client, target
 from lambdarag.channels.milvus_vector import MilvusVectorChannel
 from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError
-from lambdarag.pipeline.run import search
+from lambdarag.ingest.store import load_chunks
+from lambdarag.pipeline.run import answer, search
 from lambdarag.retrieval.knowledge import KnowledgeBase
 from lambdarag.scope import Filters
 from lambdarag.server import create_app
@@ -95,6 +97,9 @@ def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain) 
     # /readyz's view of the server, probed
     health = kb.health()
     assert health["degraded"] is False and health["services"]["bm25"]["state"] == "ok"
+    # the sentence vectors, read with the question's vector the Milvus channel embedded
+    assert health["sentence_vectors"].startswith("loaded (")
+    assert answer(kb, QUESTION).trace["context"]["nearest"] is not None
     # the background of everyday questions, each searched in the collection: the not-found line's dense reading
     background = kb.channels["vector"].background
     assert background is not None and health["off_topic_check"] == "ready"
@@ -112,11 +117,13 @@ def in_place(domain: Domain) -> Domain:
     return reopen(domain, domain.instance_file.read_text(encoding="utf-8") + "    incremental: always\n")
 
 
-def passages_sent(fake: FakeOpenAI, since: int) -> list[str]:
+def passages_sent(fake: FakeOpenAI, since: int, domain: Domain) -> list[str]:
     """The passages embedded by requests after the first ``since`` (not the background questions, which every build
-    searches in the collection it wrote: channels/vector_background.py)."""
+    searches in the collection it wrote: channels/vector_background.py, nor the chunks' sentences, which the
+    sentence vectors embed beside the collection: channels/sentence_vectors.py)."""
     texts = [t for r in fake.requests_to("/v1/embeddings")[since:] for t in r.body["input"]]
-    return [t for t in texts if t not in BACKGROUND]
+    sentences = {s for c in load_chunks(domain.processed_dir) for s in chunk_sentences(c.text)}
+    return [t for t in texts if t not in BACKGROUND and t not in sentences]
 
 
 def test_incremental_build_upserts_changed_rows_and_deletes_removed_ones(domain: Domain, fake: FakeOpenAI) -> None:
@@ -135,7 +142,7 @@ def test_incremental_build_upserts_changed_rows_and_deletes_removed_ones(domain:
     assert {c: after[c]["hash"] for c in unchanged} == {c: before[c]["hash"] for c in unchanged}
     assert f"{len(new_ids)} upserted" in summaries[1] and "deleted" in summaries[1]
     # only the new document's passages were embedded: the vector cache served the rest
-    sent = passages_sent(fake, embedded)  # the build also embeds the background questions, as queries
+    sent = passages_sent(fake, embedded, domain)  # the build also embeds the background questions, as queries
     assert len(sent) == len(new_ids) and all("校园卡" in t for t in sent)
     kb = KnowledgeBase.load(domain)
     # found, though not ranked first: milvus-lite scores the upserted row with its own segment's BM25 statistics
@@ -154,7 +161,7 @@ def test_auto_on_milvus_lite_writes_a_changed_corpus_to_a_fresh_collection(domai
     assert "alias switched" in rebuild(domain)[1]
     second = current_collection(cl, where.alias)
     assert first is not None and second is not None and second[0] != first[0]
-    assert len(passages_sent(fake, embedded)) == 1  # the cache served every other passage
+    assert len(passages_sent(fake, embedded, domain)) == 1  # the cache served every other passage
     kb = KnowledgeBase.load(domain)
     assert docs_of(kb.channels["bm25"].search("校园卡单次充值上限", 3))[0] == "校园卡充值"
 
@@ -320,6 +327,7 @@ def test_the_jieba_analyzer_lets_milvus_cut_the_text(tmp_path: Path, fake: FakeO
 
 HOLD_CHANNELS = """
 import json, sys
+from lambdarag.answer.units import chunk_sentences
 from lambdarag.channels import load_channels
 from lambdarag.config.domain import open_domain
 _, errors = load_channels(open_domain("kb", sys.argv[1]), ["bm25"])

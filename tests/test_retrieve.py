@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import threading
 import time
@@ -13,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import BAG_DIM, FakeOpenAI, char_bag
 
 from lambdarag.answer.context import pack_context
+from lambdarag.build.steps import build_sentences
 from lambdarag.channels import bm25, channel_module
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
@@ -43,7 +43,7 @@ from lambdarag.retrieval.versions import build_index, split_title
 from lambdarag.text.tokenizer import Tokenizer
 
 TODAY = date(2026, 3, 1)
-DIM = 64
+DIM = BAG_DIM
 RAW = {
     "差旅费管理办法.md": "# 差旅费管理办法\n\n## 住宿费\n\n出差人员住宿费标准为每人每天500元，超出部分自理。\n\n"
                     "## 报销\n\n差旅费须在出差结束后30日内到报账大厅报销，附发票原件。\n",
@@ -60,14 +60,6 @@ INSTANCE = (
 )
 CHANNELS = ("bm25", "vector", "graph", "wiki", "document")
 
-
-def char_bag(text: str) -> list[float]:
-    """Deterministic stand-in embedding: characters hashed into DIM buckets."""
-    values = [0.0] * DIM
-    for ch in text:
-        if ch.isalnum():
-            values[int(hashlib.md5(ch.encode("utf-8")).hexdigest(), 16) % DIM] += 1.0
-    return values
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +80,8 @@ def make_domain(base: Path, url: str, channels: tuple[str, ...]) -> Domain:
     chunks = load_chunks(domain.processed_dir)
     for name in channels:
         channel_module(name).build(domain, chunks, progress=False)
+    if "vector" in channels:  # the vectors step builds the sentence vectors with the channel's
+        build_sentences(domain, chunks, progress=False)
     return domain
 
 

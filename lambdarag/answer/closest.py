@@ -1,11 +1,17 @@
-"""The sentence the dense channel vouches for: the best one of the evidence chunk closest in meaning to the question.
+"""What the dense reading vouches for: the sentence closest in meaning to the question, and the best sentence of
+the evidence chunk closest to it.
 
 The sentence scorer (answer/sentences.py) reads words; a question asked in words of its own ("多久发一次新版本"
 for "发版频率为每月", "要去哪儿把钱领出来" for "到指定银行领取") can lead it to sentences that share the page's
-words but not the answer. The dense channel ranks chunks by meaning; the evidence chunk it ranked first
-(Packed.closest) whose sentences the answer has none of offers its best sentence after the ones chosen by their
-words, within the length budget: it never displaces one of them, so an answer they make whole stays as it was.
-Pure functions.
+words but not the answer. Two readings by meaning offer one sentence each after the ones chosen by their words,
+within the length budget, never displacing one of them (an answer they make whole stays as it was):
+
+- the candidate sentence whose own vector (built with the index by channels/sentence_vectors.py, of the sentences
+  answer/units.chunk_sentences gives) is closest to the question's (``Packed.nearness``), when not among them;
+- the best sentence of the evidence chunk the dense channel ranked first (``Packed.closest``), when none of them
+  is from that chunk.
+
+No model call beyond retrieval's. Pure functions.
 """
 
 from __future__ import annotations
@@ -13,6 +19,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from lambdarag.answer.sentences import Scored, ranking_key
+from lambdarag.answer.units import embedded
+
+
+def with_nearest(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float]) -> list[Scored]:
+    """``picked``, then the scored sentence closest in meaning to the question (``nearness``: embedded sentence ->
+    cosine) when it is not among them."""
+    near = [s for s in scored if embedded(s.sentence) in nearness]
+    if not picked or not near:
+        return list(picked)
+    best = max(near, key=lambda s: (nearness[embedded(s.sentence)], ranking_key(s)))
+    return list(picked) if best in picked else [*picked, best]
+
+
+def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float],
+               n: int | None) -> list[Scored]:
+    """``picked`` with what the dense reading offers: the nearest sentence, then chunk ``n``'s best."""
+    return with_closest(with_nearest(picked, scored, nearness), scored, n)
 
 
 def closest_number(closest: str | None, numbers: Mapping[str, int]) -> int | None:

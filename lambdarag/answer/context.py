@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING, Any
 from lambdarag.answer.context_labels import CHINESE, ContextLabels, context_labels
 from lambdarag.answer.slots import slot_sources
 from lambdarag.answer.table_text import form_text
+from lambdarag.answer.units import chunk_sentences
 from lambdarag.answer.window_ends import completed
 from lambdarag.channels.vector import NAME as DENSE_CHANNEL
+from lambdarag.channels.vector import VectorChannel
+from lambdarag.errors import LambdaRAGError
 from lambdarag.records import Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -69,10 +72,16 @@ class Packed:
     # the included evidence chunk closest in meaning to the question: the one the dense channel ranked first (None
     # without a dense channel, or when it ranked none of them); the extractive answer offers its best sentence
     closest: str | None = None
+    # the included evidence's sentences (as embedded, answer/closest.py) -> cosine with the question, from the
+    # sentence vectors built with the index (empty without them); the extractive answer offers the nearest
+    nearness: Mapping[str, float] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
+        nearest = max(self.nearness.items(), key=lambda item: item[1], default=None)
         return {"chars": len(self.text), "pieces": [p.summary() for p in self.pieces],
-                "included": list(self.included), "omitted": list(self.omitted), "closest": self.closest}
+                "included": list(self.included), "omitted": list(self.omitted), "closest": self.closest,
+                "sentences_read_by_meaning": len(self.nearness),
+                "nearest": {"sentence": nearest[0], "cosine": round(nearest[1], 4)} if nearest else None}
 
 
 @dataclass(frozen=True)
@@ -106,7 +115,23 @@ def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase,
     ids = list(evidence_ids) if evidence_ids is not None else [f.chunk_id for f in retrieval.fused]
     packed = pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars,
                   labels=context_labels(english))
-    return dataclasses.replace(packed, closest=closest_included(retrieval, packed.included))
+    return dataclasses.replace(packed, closest=closest_included(retrieval, packed.included),
+                               nearness=included_nearness(retrieval, kb, packed.included))
+
+
+def included_nearness(retrieval: Retrieval, kb: KnowledgeBase, included: Sequence[str]) -> dict[str, float]:
+    """The included chunks' sentences -> their cosine with the question as the dense channel embedded it (its
+    cached vector: no second embedding); empty without sentence vectors or when the dense channel did not run."""
+    run = retrieval.runs.get(DENSE_CHANNEL)
+    channel = kb.channels.get(DENSE_CHANNEL)
+    if kb.sentences is None or run is None or run.error or not run.hits or not isinstance(channel, VectorChannel):
+        return {}
+    try:
+        query = channel.queries().embed_query(run.query)
+    except LambdaRAGError:
+        return {}
+    return kb.sentences.nearness({cid: chunk_sentences(kb.chunks[cid].text) for cid in included if cid in kb.chunks},
+                                 query)
 
 
 def closest_included(retrieval: Retrieval, included: Sequence[str]) -> str | None:

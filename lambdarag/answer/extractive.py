@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lambdarag.answer.asked_values import AskedValues
-from lambdarag.answer.closest import closest_number, with_closest
+from lambdarag.answer.closest import by_meaning, closest_number
 from lambdarag.answer.compose import Focus, fit_budget
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
@@ -145,7 +145,7 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     if table:
         broad = intent in BROAD_INTENTS
         extra = best_sentences(question, scored, intent, limit=None if broad else EXTRA_AFTER_TABLE)
-        extra = with_closest(extra, scored, closest) if broad else extra
+        extra = by_meaning(extra, scored, packed.nearness, closest) if broad else extra
         return [*table, *(s.cited() for s in extra if f"[{s.n}]" not in "".join(table))]
     writer = SLOT_WRITERS.get(intent)
     written = writer(slots, _marker(slots, numbers), need) if writer and slots else []
@@ -153,7 +153,7 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     if not lines:
         leading = _clause_answers(question, packed, intent, keywords, scored)
         picked = best_sentences(question, scored, intent, sentences=sentences, leading=leading)
-        return [s.cited() for s in with_closest(picked, scored, closest)]
+        return [s.cited() for s in by_meaning(picked, scored, packed.nearness, closest)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
     lead = _better_elsewhere(scored, slots, numbers) if intent in LEAD_INTENTS and not _holds_asked(written, need) \
         else []

@@ -23,13 +23,14 @@ from lambdarag.answer.lines import (
     replies_apart,
     unwrapped_lines,
 )
-from lambdarag.answer.table_text import ParsedTable, best_row, parse_table, row_picking
+from lambdarag.answer.table_text import ParsedTable, best_row, form_text, parse_table, row_picking
 from lambdarag.text.english import rejoin_abbreviations
 from lambdarag.text.tokenizer import has_cjk, normalize, rejoin_enumerations, rejoin_quotations, split_sentences
 
 MIN_SENTENCE_CHARS = 6
 MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 CUT_OPENING = "，,、；;"  # punctuation no sentence opens with
+SENTENCE_CHARS = 300  # what of a sentence is embedded (answer/closest.py): its opening (a longer one is a list)
 
 
 @dataclass(frozen=True)
@@ -107,3 +108,17 @@ def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:
         comma, colon = ("，", "：") if has_cjk("".join((*header, *row))) else (", ", ": ")
         out.append(comma.join(f"{h}{colon}{v}" if h else v for h, v in zip(header, row, strict=False) if v))
     return out
+
+
+def chunk_sentences(text: str) -> list[str]:
+    """The candidate sentences a text chunk offers any question, each as embedded (its first SENTENCE_CHARS
+    characters), in order, without repeats; none for a table (its rows are read by the table lookup)."""
+    body = form_text(text) or text
+    if parse_table(body) is not None:
+        return []
+    return list(dict.fromkeys(embedded(u.shown) for u in candidate_units(body, set())))
+
+
+def embedded(sentence: str) -> str:
+    """The part of a sentence that is embedded, and the key its cosine is found by."""
+    return sentence[:SENTENCE_CHARS]

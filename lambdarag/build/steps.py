@@ -24,6 +24,7 @@ from lambdarag.channels.buildlock import build_lock, pause_point
 from lambdarag.channels.manifest import ChunkList, held_back, swap_in
 from lambdarag.config.domain import Domain
 from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
+from lambdarag.records import Chunk
 
 if TYPE_CHECKING:  # the ingest package pulls in the document libraries: import it only when used
     from lambdarag.ingest.report import ExtractReport
@@ -131,10 +132,20 @@ def run_step(domain: Domain, step: str, progress: bool | None = None, staged: bo
             return StepOutcome(step, 0.0, f"skipped: {why}")
         names = {"index": ("bm25", "document"), "vectors": ("vector",), "wiki": ("graph", "wiki")}[step]
         results = _channel_step(names)(domain, progress, chunks)
+        if step == "vectors" and domain.config.embedding.sentences:
+            results += (build_sentences(domain, chunks.get(), progress),)
     except LambdaRAGError as exc:
         return StepOutcome(step, time.perf_counter() - start, f"failed: {exc}", ok=False)
     text = "; ".join(f"{r.channel}: {r.items} items" + (f" ({r.detail})" if r.detail else "") for r in results)
     return StepOutcome(step, time.perf_counter() - start, text, results=results)
+
+
+def build_sentences(domain: Domain, chunks: Sequence[Chunk], progress: bool | None) -> BuildResult:
+    """The sentence vectors of ``chunks``, each chunk's sentences as the extractive answer reads them."""
+    from lambdarag.answer.units import chunk_sentences
+    from lambdarag.channels import sentence_vectors
+
+    return sentence_vectors.build(domain, chunks, [chunk_sentences(c.text) for c in chunks], progress=progress)
 
 
 StepHook = Callable[[str, "StepOutcome | None"], None]

@@ -200,7 +200,7 @@ def cached_embeddings(domain: Domain, chunks: Sequence[Chunk], embedder: Embedde
     folder = EmbeddingCache.folder_for(domain.index_dir, embedder.name, embedder.model, embedder.dim)
     with EmbeddingCache(folder, embedder.dim).opened() as cache:
         todo = _missing(keys, chunks, cache)
-        _embed_into(cache, todo, embedder, cfg.batch_size, progress)
+        embed_into(cache, todo, embedder, cfg.batch_size, progress)
         yield cache, keys, len(todo)
 
 
@@ -256,10 +256,10 @@ def _missing(keys: Sequence[bytes], chunks: Sequence[Chunk], cache: EmbeddingCac
     return list(todo.items())
 
 
-def _embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedder: Embedder,
-                batch_size: int, progress: bool | None) -> None:
+def embed_into(cache: EmbeddingCache, todo: Sequence[tuple[bytes, str]], embedder: Embedder,
+               batch_size: int, progress: bool | None, what: str = NAME) -> None:
     """Embed batch by batch, appending each to the cache as soon as it is done, in order."""
-    label = f"vector ({embedder.name}/{embedder.model})"
+    label = f"{what} ({embedder.name}/{embedder.model})"
     bar = Progress(len(todo), progress, label, "passage", line=_status, every=LOG_EVERY,
                    interval_s=LOG_INTERVAL_S, at_end=True, smoothing=0.1)
     bar.say(f"{label}: {len(cache.rows)} passages cached, {len(todo)} to embed")

@@ -10,8 +10,8 @@ from lambdarag.config.domain import open_domain
 
 
 def register(sub: Any) -> None:
-    add_step_parser(sub, "vectors", "embed a domain's chunks (incremental, resumable) and publish the vector index",
-                    cmd_vectors)
+    add_step_parser(sub, "vectors", "embed a domain's chunks (and with embedding.sentences their sentences; "
+                    "incremental, resumable) and publish the vector index", cmd_vectors)
 
 
 def cmd_vectors(args: argparse.Namespace) -> int:
@@ -29,6 +29,13 @@ def cmd_vectors(args: argparse.Namespace) -> int:
     rate = f", {embedded / result.seconds:.1f} passages/s" if embedded and result.seconds else ""
     print(f"vector index of {domain.name}: {result.items} vectors ({result.detail}) "
           f"in {result.seconds:.1f} s{rate} -> {domain.index_dir / vector.NAME}")
+    if emb.sentences:
+        from lambdarag.build.steps import build_sentences
+        from lambdarag.channels import sentence_vectors
+
+        made = build_sentences(domain, chunks, args.progress)
+        print(f"sentence vectors of {domain.name}: {made.detail} in {made.seconds:.1f} s "
+              f"-> {domain.index_dir / sentence_vectors.NAME}")
     if not domain.config.retrieval.channels[vector.NAME].enabled:
         print("note: retrieval.channels.vector.enabled is false, so queries will not use this index")
     return 0

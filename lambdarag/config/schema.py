@@ -86,6 +86,7 @@ class EmbeddingConfig:
     max_retries: int = field(metadata=rng(0, 10))
     query_prefix: str
     passage_prefix: str
+    sentences: bool  # embed every candidate sentence too (channels/sentence_vectors.py), for the extractive answer
 
 
 @dataclass(frozen=True)

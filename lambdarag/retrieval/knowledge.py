@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from lambdarag.channels import Channel, load_channels
+from lambdarag.channels import Channel, load_channels, sentence_vectors
 from lambdarag.channels.manifest import ChunkList
+from lambdarag.channels.sentence_vectors import SentenceVectors
 from lambdarag.config.domain import Domain
 from lambdarag.config.schema import Config
-from lambdarag.errors import IndexMismatchError, rebuild_hint
+from lambdarag.errors import IndexMismatchError, LambdaRAGError, rebuild_hint
 from lambdarag.ingest.chunkstore import ChunkHeader, chunk_headers
 from lambdarag.ingest.store import load_chunks, open_chunks
 from lambdarag.ingest.tags import document_table
@@ -47,6 +48,8 @@ class KnowledgeBase:
     ranker_note: str = ""  # why there is no ranker (no model, or one refused)
     ranker_refused: bool = False  # a model is installed but could not be used: a degraded path
     reranker: RerankClient | None = None  # None when rerank.enabled is false
+    sentences: SentenceVectors | None = None  # the sentence vectors (channels/sentence_vectors.py), None: see the note
+    sentences_note: str = "off"  # why there are none: "off", or "unavailable: …" (a degraded path)
     loaded_at: float = field(default_factory=time.time)
     _scopes: dict[Filters, Scope | None] = field(default_factory=dict, repr=False)  # resolved filters (scope())
 
@@ -57,6 +60,7 @@ class KnowledgeBase:
         channels, errors = load_channels(domain, chunks=listed)
         ranker, ranker_note = load_ranker(domain.index_dir, domain.config)
         refused = ranker is None and domain.config.retrieval.learned and model_path(domain.index_dir).exists()
+        sentences, sentences_note = load_sentences(domain, listed, "vector" in channels)
         return cls(
             domain=domain,
             config=domain.config,
@@ -69,6 +73,8 @@ class KnowledgeBase:
             ranker_note=ranker_note,
             ranker_refused=refused,
             reranker=reranker_from_config(domain.config),
+            sentences=sentences,
+            sentences_note=sentences_note,
         )
 
     @cached_property
@@ -156,13 +162,17 @@ class KnowledgeBase:
         return {
             "ok": bool(self.channels) and bool(self.chunks),
             "degraded": bool(self.channel_errors) or self.ranker_refused or bool(
-                [s for s in services.values() if s["state"] != "ok"]) or ("vector" in self.channels and fence is None),
+                [s for s in services.values() if s["state"] != "ok"]) or ("vector" in self.channels and fence is None)
+            or self.sentences_note.startswith("unavailable"),
             "channels": report,
             **({"services": services} if services else {}),
             "llm": "configured" if self.llm is not None else "disabled",
             "learned_fusion": self.ranker_status(),
             "rerank": "configured" if self.reranker is not None else "disabled",
             "off_topic_check": topic,  # the not-found line's dense reading (retrieval/off_topic.py)
+            # the extractive answer's sentence read by meaning (answer/closest.py)
+            "sentence_vectors": f"loaded ({len(self.sentences)} sentences)" if self.sentences is not None \
+                else self.sentences_note,
             "chunks": len(self.chunks),
             "loaded_at": self.loaded_at,
         }
@@ -183,6 +193,19 @@ class KnowledgeBase:
         heldout = self.ranker.manifest.get("heldout") or {}
         figures = f", held-out MRR {heldout.get('before')} -> {heldout.get('after')}" if heldout else ""
         return f"loaded (trained {self.ranker.manifest.get('created', '?')}{figures})"
+
+
+def load_sentences(domain: Domain, chunks: Sequence[Chunk], dense: bool) -> tuple[SentenceVectors | None, str]:
+    """The sentence vectors, else None and why: "off" (embedding.sentences is false, or there is no vector
+    channel to embed the question) or "unavailable: …" (configured but not loadable: a degraded path)."""
+    if not domain.config.embedding.sentences:
+        return None, "off"
+    if not dense:
+        return None, "off: no vector channel loaded"
+    try:
+        return sentence_vectors.load(domain, chunks), ""
+    except LambdaRAGError as exc:
+        return None, f"unavailable: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
 
 
 def served_chunks(domain: Domain) -> tuple[Mapping[str, Chunk], Sequence[Chunk]]:

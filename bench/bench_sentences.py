@@ -1,0 +1,129 @@
+"""Sentence vectors (channels/sentence_vectors.py): what they cost to build against the chunk vectors of the same
+passages, and what reading them costs per answer against embedding the candidate sentences at answer time.
+
+    .venv/bin/python bench/bench_sentences.py            # 96 domainrag_ruc passages, the local model
+    .venv/bin/python bench/bench_sentences.py --no-write # print instead of updating BENCHMARKS.md
+
+Both arms run in one process on the same passages, one after the other, batches of 32 as the build sends them;
+CPU seconds are quoted (the machine is shared). Needs ../shared/evaldata and the local model; says so otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lambdarag.answer.units import chunk_sentences  # noqa: E402
+from lambdarag.models.embeddings import local_available  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "evaldata" / "domainrag_ruc" / "corpus.jsonl"
+SECTION = "## Sentence vectors"
+BATCH = 32
+PREFIX = "passage: "
+
+
+def cpu_seconds(work: Callable[[], object]) -> float:
+    start = time.process_time()
+    work()
+    return time.process_time() - start
+
+
+def batched(embed: Callable[[Sequence[str]], np.ndarray], texts: Sequence[str]) -> np.ndarray:
+    return np.vstack([embed(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)])
+
+
+def measure(sample: int) -> dict[str, float]:
+    from lambdarag.models.embeddings import LocalE5Embedder
+
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()[:sample] if line.strip()]
+    passages = [f"{r.get('title', '')}\n{r['text']}" for r in rows]
+    sentences = [chunk_sentences(r["text"]) for r in rows]
+    unique = sorted({s for group in sentences for s in group}, key=len)  # as the build sends them
+    embedder = LocalE5Embedder()
+    embedder.embed_query("预热")
+    chunk_cpu = cpu_seconds(lambda: batched(embedder.embed_passages, passages))
+    vectors: dict[str, np.ndarray] = {}
+
+    def embed_sentences() -> None:
+        vectors.update(zip(unique, batched(embedder.embed_passages, unique), strict=True))
+
+    sentence_cpu = cpu_seconds(embed_sentences)
+    # per answer: the cosines of ten chunks' sentences read from stored vectors, or embedded then and there
+    query = embedder.embed_query(rows[0]["title"])
+    groups = [sentences[i : i + 10] for i in range(0, min(len(sentences), 40), 10)]
+    stored = np.vstack(list(vectors.values())).astype(np.float16)
+    row_of = {s: i for i, s in enumerate(vectors)}
+
+    def from_store(group: list[list[str]]) -> object:
+        return stored[[row_of[s] for c in group for s in c]].astype(np.float32) @ query
+
+    def then_and_there(group: list[list[str]]) -> object:
+        return batched(embedder.embed_passages, [s for c in group for s in c]) @ query
+
+    read = [cpu_seconds(partial(from_store, g)) for g in groups]
+    live = [cpu_seconds(partial(then_and_there, g)) for g in groups]
+    return {"passages": len(passages), "passage_chars": statistics.mean(map(len, passages)),
+            "sentences": sum(map(len, sentences)), "unique": len(unique),
+            "sentence_chars": statistics.mean(map(len, unique)) if unique else 0.0,
+            "chunk_cpu": chunk_cpu, "sentence_cpu": sentence_cpu,
+            "read_ms": statistics.median(read) * 1000, "live_ms": statistics.median(live) * 1000,
+            "per_answer": statistics.mean(sum(map(len, g)) for g in groups)}
+
+
+def section(m: dict[str, float]) -> str:
+    ratio = m["sentence_cpu"] / m["chunk_cpu"]
+    return "\n".join([
+        SECTION, "",
+        "Command: `.venv/bin/python bench/bench_sentences.py` (local multilingual-e5-small, batches of "
+        f"{BATCH}, both arms in one process on the first {m['passages']:.0f} domainrag_ruc passages).", "",
+        "| arm | texts | mean chars | CPU s | CPU s per text |", "|---|---:|---:|---:|---:|",
+        f"| chunk vectors (reference) | {m['passages']:.0f} | {m['passage_chars']:.0f} | {m['chunk_cpu']:.1f} | "
+        f"{m['chunk_cpu'] / m['passages']:.3f} |",
+        f"| sentence vectors | {m['unique']:.0f} distinct of {m['sentences']:.0f} | {m['sentence_chars']:.0f} | "
+        f"{m['sentence_cpu']:.1f} | {m['sentence_cpu'] / max(m['unique'], 1):.3f} |", "",
+        f"Building the sentence vectors costs **{ratio:.2f}×** the CPU of the chunk vectors of the same passages "
+        "(short texts batched by length pad little). Per answer, the cosines of ten chunks' sentences "
+        f"({m['per_answer']:.0f} on average) read from the stored vectors: {m['read_ms']:.2f} ms CPU; embedded at "
+        f"answer time instead: {m['live_ms']:.0f} ms CPU ({m['live_ms'] / max(m['read_ms'], 1e-6):.0f}×).", ""])
+
+
+def write_section(path: Path, text: str) -> None:
+    """Replace this section of BENCHMARKS.md (or append it), leaving the others alone."""
+    doc = path.read_text(encoding="utf-8")
+    start = doc.find(SECTION)
+    if start < 0:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    else:
+        end = doc.find("\n## ", start + len(SECTION))
+        doc = doc[:start] + text + (doc[end + 1 :] if end >= 0 else "")
+    path.write_text(doc, encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sample", type=int, default=96, help="domainrag_ruc passages to embed")
+    parser.add_argument("--no-write", action="store_true", help="print the section instead of updating BENCHMARKS.md")
+    args = parser.parse_args(argv)
+    if not CORPUS.exists() or not local_available():
+        print("skipped: needs ../shared/evaldata/domainrag_ruc and the local embedding model")
+        return 0
+    text = section(measure(args.sample))
+    print(text)
+    if not args.no_write:
+        write_section(ROOT / "BENCHMARKS.md", text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
