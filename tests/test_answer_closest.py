@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from lambdarag.answer.closest import closest_number, with_closest, with_nearest
+from lambdarag.answer.closest import by_meaning, closest_number, with_closest, with_nearest
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.sentences import Scored
@@ -86,3 +86,11 @@ def test_an_answer_in_other_words_is_offered_by_the_nearest_sentence() -> None:
     # the nearest already quoted: nothing more
     quoted = dataclasses.replace(packed, nearness={**nearness, "新版本需要重新登录。": 0.9})
     assert extractive_answer(QUESTION, quoted, "fact", {}, ["新版本"]) == plain
+
+
+def test_the_nearest_sentence_comes_first_and_never_suppresses_the_closest_chunks() -> None:
+    everything = [*PICKED, *OTHERS]
+    # the nearest sentence is of the closest chunk: that chunk still offers its best after it
+    assert [s.sentence for s in by_meaning(PICKED, everything, {"丙": 0.9}, 2)] == ["甲", "乙", "丙", "丁"]
+    assert [s.sentence for s in by_meaning(PICKED, everything, {"丁": 0.9}, 2)] == ["甲", "乙", "丁"]  # the same
+    assert [s.sentence for s in by_meaning(PICKED, everything, {"戊": 0.9}, None)] == ["甲", "乙", "戊"]

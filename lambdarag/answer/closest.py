@@ -8,8 +8,8 @@ within the length budget, never displacing one of them (an answer they make whol
 
 - the candidate sentence whose own vector (built with the index by channels/sentence_vectors.py, of the sentences
   answer/units.chunk_sentences gives) is closest to the question's (``Packed.nearness``), when not among them;
-- the best sentence of the evidence chunk the dense channel ranked first (``Packed.closest``), when none of them
-  is from that chunk.
+- then the best sentence of the evidence chunk the dense channel ranked first (``Packed.closest``), when none of
+  them is from that chunk (the nearest one may be: it still offers its best).
 
 No model call beyond retrieval's. Pure functions.
 """
@@ -34,8 +34,11 @@ def with_nearest(picked: Sequence[Scored], scored: Sequence[Scored], nearness: M
 
 def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float],
                n: int | None) -> list[Scored]:
-    """``picked`` with what the dense reading offers: the nearest sentence, then chunk ``n``'s best."""
-    return with_closest(with_nearest(picked, scored, nearness), scored, n)
+    """``picked`` with what the dense reading offers, each judged against ``picked`` alone: the nearest sentence,
+    then chunk ``n``'s best (when it is not that one)."""
+    nearest = with_nearest(picked, scored, nearness)
+    closest = with_closest(picked, scored, n)[len(picked):]
+    return [*nearest, *(s for s in closest if s not in nearest)]
 
 
 def closest_number(closest: str | None, numbers: Mapping[str, int]) -> int | None:
