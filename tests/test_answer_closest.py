@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from lambdarag.answer.closest import by_meaning, closest_number, with_closest, with_nearest
+from lambdarag.answer.closest import by_meaning, closest_number, nearest_unsaid, with_closest, with_nearest
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
 from lambdarag.answer.sentences import Scored
@@ -94,3 +94,27 @@ def test_the_nearest_sentence_comes_first_and_never_suppresses_the_closest_chunk
     assert [s.sentence for s in by_meaning(PICKED, everything, {"丙": 0.9}, 2)] == ["甲", "乙", "丙", "丁"]
     assert [s.sentence for s in by_meaning(PICKED, everything, {"丁": 0.9}, 2)] == ["甲", "乙", "丁"]  # the same
     assert [s.sentence for s in by_meaning(PICKED, everything, {"戊": 0.9}, None)] == ["甲", "乙", "戊"]
+
+
+def test_the_nearest_sentence_follows_slot_lines_that_do_not_hold_it() -> None:
+    everything = [*PICKED, *OTHERS]
+    assert nearest_unsaid(everything, {"丙": 0.9, "甲": 0.5}, "甲[1]。") == [OTHERS[0]]
+    assert nearest_unsaid(everything, {"丙": 0.9}, "办理地点：丙[2]。") == []  # a slot line quotes it already
+    assert nearest_unsaid(everything, {}, "甲[1]。") == []  # no sentence vectors
+
+
+OFFICE = {
+    "office#1": chunk("office#1", "财务处", "财务处报账大厅负责人：张敏，电话：027-87651100。报账大厅周一至周五开放。"),
+    "loan#1": chunk("loan#1", "借款", "借款逾期未还的，由财务处从工资中扣回。借款须在报销后冲销。"),
+}
+PERSON = {"name": "张敏", "phone": "027-87651100", "sources": {"name": "office#1", "phone": "office#1"}}
+
+
+def test_a_person_answer_from_slots_offers_the_nearest_sentence_after_its_lines() -> None:
+    packed = pack(PERSON, ["office#1", "loan#1"], [], OFFICE, max_chars=3500)
+    question = "借的钱一直没还会怎样，找谁？"
+    plain = extractive_answer(question, packed, "person", PERSON, ["借款"])
+    assert plain == "张敏，办公电话027-87651100[1]。"
+    nearness = {"借款逾期未还的，由财务处从工资中扣回。": 0.92, "报账大厅周一至周五开放。": 0.5}
+    offered = extractive_answer(question, dataclasses.replace(packed, nearness=nearness), "person", PERSON, ["借款"])
+    assert offered == plain + "借款逾期未还的，由财务处从工资中扣回[2]。"

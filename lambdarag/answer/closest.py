@@ -21,15 +21,27 @@ from collections.abc import Mapping, Sequence
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.units import embedded
 
+QUOTED_OPENING = 40  # characters of a sentence's opening that show a slot line quotes it already (perhaps cut short)
+
+
+def nearest(scored: Sequence[Scored], nearness: Mapping[str, float]) -> Scored | None:
+    """The scored sentence closest in meaning to the question (``nearness``: embedded sentence -> cosine), None
+    without sentence vectors."""
+    near = [s for s in scored if embedded(s.sentence) in nearness]
+    return max(near, key=lambda s: (nearness[embedded(s.sentence)], ranking_key(s)), default=None)
+
 
 def with_nearest(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float]) -> list[Scored]:
-    """``picked``, then the scored sentence closest in meaning to the question (``nearness``: embedded sentence ->
-    cosine) when it is not among them."""
-    near = [s for s in scored if embedded(s.sentence) in nearness]
-    if not picked or not near:
-        return list(picked)
-    best = max(near, key=lambda s: (nearness[embedded(s.sentence)], ranking_key(s)))
-    return list(picked) if best in picked else [*picked, best]
+    """``picked``, then the scored sentence closest in meaning to the question when it is not among them."""
+    best = nearest(scored, nearness)
+    return list(picked) if not picked or best is None or best in picked else [*picked, best]
+
+
+def nearest_unsaid(scored: Sequence[Scored], nearness: Mapping[str, float], said: str) -> list[Scored]:
+    """The nearest sentence when the answer's lines (``said``: slot lines, which may quote a sentence cut short)
+    do not hold it already."""
+    best = nearest(scored, nearness)
+    return [best] if best is not None and best.sentence[:QUOTED_OPENING] not in said else []
 
 
 def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float],

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lambdarag.answer.asked_values import AskedValues
-from lambdarag.answer.closest import by_meaning, closest_number
+from lambdarag.answer.closest import by_meaning, closest_number, nearest_unsaid
 from lambdarag.answer.compose import Focus, fit_budget
 from lambdarag.answer.context import Packed
 from lambdarag.answer.focus import focused
@@ -157,7 +157,9 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
     lead = _better_elsewhere(scored, slots, numbers) if intent in LEAD_INTENTS and not _holds_asked(written, need) \
         else []
-    return [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
+    said = [*lead, *lines, *_top_chunk_sentence(scored, "".join([*lead, *lines]))]
+    # a slot answer may hold the wrong part of the page: the sentence nearest in meaning follows when it is unsaid
+    return [*said, *(s.cited() for s in nearest_unsaid(scored, packed.nearness, "".join(said)))]
 
 
 def _clause_answers(question: str, packed: Packed, intent: str, keywords: Sequence[str],
