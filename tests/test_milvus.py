@@ -65,7 +65,7 @@ def docs_of(hits: list[Any]) -> list[str]:
     return [h.chunk_id.split("#")[0] for h in hits]
 
 
-def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain) -> None:
+def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain, fake: FakeOpenAI) -> None:
     kb = KnowledgeBase.load(domain)
     assert kb.channel_errors == {}
     assert isinstance(kb.channels["bm25"], MilvusBM25Channel)
@@ -99,7 +99,10 @@ def test_build_writes_one_collection_and_both_channels_query_it(domain: Domain) 
     assert health["degraded"] is False and health["services"]["bm25"]["state"] == "ok"
     # the sentence vectors, read with the question's vector the Milvus channel embedded
     assert health["sentence_vectors"].startswith("loaded (")
-    assert answer(kb, QUESTION).trace["context"]["nearest"] is not None
+    before, asked = len(fake.requests_to("/v1/embeddings")), "出差的住宿费怎么报销"  # not asked before
+    assert answer(kb, asked).trace["context"]["nearest"] is not None
+    sent = [t for r in fake.requests_to("/v1/embeddings")[before:] for t in r.body["input"]]
+    assert sum(asked in t for t in sent) == 1  # embedded once: the search's vector is the one packing reads with
     # the background of everyday questions, each searched in the collection: the not-found line's dense reading
     background = kb.channels["vector"].background
     assert background is not None and health["off_topic_check"] == "ready"

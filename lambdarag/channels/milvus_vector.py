@@ -94,7 +94,9 @@ class MilvusVectorChannel(VectorChannel):
         """Chunks nearest to the query's embedding, ranked 1..k; ``expr`` an optional Milvus filter expression."""
         if k <= 0 or not query.strip():
             return []
-        vector = [float(x) for x in self.embedder().embed_query(query)]
+        # through the channel's query cache, as the local channel: a question asked again, and the sentence vectors'
+        # reading of this one at packing (answer/context.py), are not embedded again
+        vector = [float(x) for x in self.queries().embed_query(query)]
         params = {key: max(value, k) if key == "ef" else value for key, value in self.search_params.items()}
         found = self.searcher.search(vector, DENSE, k, params, filter_expression(scope, expr))
         kept = [(cid, score) for cid, score in found if cid in self.known and (scope is None or scope.allows(cid))]
