@@ -19,6 +19,7 @@ class PipelineOptions:
     learned: bool = True  # the domain's learned ranking stage when one is installed; False = weighted RRF only
     rerank: bool | None = None  # rerank after fusion: None = the config's rerank.enabled; False = off for this request
     use_llm: bool = True  # False forces the embedded default even when an LLM is configured
+    sentence_vectors: bool = True  # the extractive answer reads the sentence vectors when built; False = off (ablation)
     today: date | None = None  # "today" for temporal expansion; None = the real date
     log: bool = True  # append to the feedback logs
     top_k: int | None = None  # fused chunks kept (evidence, context); None = the config's retrieval.final_top_k

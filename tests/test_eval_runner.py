@@ -162,6 +162,9 @@ def test_variants_and_baseline_pack_the_same_budget() -> None:
                      "with_entity_expansion"]  # opt-in by default: the ablations switch them on
     assert [v.name for v in default_variants(["bm25"], gate_retry=True)][-2] == "no_gate"
     assert [v.name for v in default_variants(["bm25"], entity_expansion=True)][-1] == "no_entity_expansion"
+    without = default_variants(["bm25"], sentence_vectors=True)[-1]  # only when they are built and loaded
+    assert without.name == "without_sentence_vectors" and without.options is not None
+    assert without.options.sentence_vectors is False
     assert all(v.options is None or v.options.log is False for v in default_variants(["bm25"]))
     alone = [v.options for v in default_variants(["bm25", "graph"]) if v.name.startswith("only_")]
     # a channel alone is ranked at weight 1: an intent that gives it weight 0 does not search it in the full system

@@ -15,6 +15,7 @@ from lambdarag.build.steps import build_domain, build_sentences
 from lambdarag.channels import sentence_vectors
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
+from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import answer
 from lambdarag.records import Chunk
 from lambdarag.retrieval.knowledge import KnowledgeBase
@@ -124,6 +125,8 @@ def test_the_answer_reads_its_evidence_by_meaning_and_readyz_says_so(tmp_path: P
     context = answer(kb, "新版本多久发布一次？").trace["context"]
     assert context["sentences_read_by_meaning"] >= 2
     assert context["nearest"]["sentence"] in chunk_sentences(TEXTS["release"])
+    off = answer(kb, "新版本多久发布一次？", options=PipelineOptions(sentence_vectors=False)).trace["context"]
+    assert off["sentences_read_by_meaning"] == 0 and off["nearest"] is None  # the eval's ablation
 
 
 def test_missing_sentence_vectors_are_a_degraded_path_and_off_is_not(tmp_path: Path, fake: FakeOpenAI) -> None:

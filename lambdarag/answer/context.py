@@ -107,16 +107,17 @@ def _placeholder(i: int) -> str:
 
 
 def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase, max_chars: int,
-                 evidence_ids: Sequence[str] | None = None, english: bool = False) -> Packed:
+                 evidence_ids: Sequence[str] | None = None, english: bool = False, sentences: bool = True) -> Packed:
     """Pack the request's slots, side information and evidence (default: the fused ids) into at most ``max_chars``,
-    labelled for a reader of English (``english``: the question's language) or of Chinese."""
+    labelled for a reader of English (``english``: the question's language) or of Chinese; with ``sentences``, the
+    included sentences' cosines from the sentence vectors (when built)."""
     side = [h for run in retrieval.runs.values() for h in run.hits if h.path or h.side_text]
     ctx = kb.config.context
     ids = list(evidence_ids) if evidence_ids is not None else [f.chunk_id for f in retrieval.fused]
     packed = pack(slots, ids, side, kb.chunks, max_chars, ctx.max_wiki_chars, ctx.excerpt_chars,
                   labels=context_labels(english))
     return dataclasses.replace(packed, closest=closest_included(retrieval, packed.included),
-                               nearness=included_nearness(retrieval, kb, packed.included))
+                               nearness=included_nearness(retrieval, kb, packed.included) if sentences else {})
 
 
 def included_nearness(retrieval: Retrieval, kb: KnowledgeBase, included: Sequence[str]) -> dict[str, float]:

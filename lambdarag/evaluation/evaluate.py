@@ -87,7 +87,7 @@ def evaluate_kb(kb: KnowledgeBase, questions: Sequence[EvalQuestion], settings: 
     channels = sorted(kb.channels)
     variants = default_variants(channels, settings.ablations, settings.baseline, settings.use_llm,
                                 settings.leave_one_out, kb.config.query.entity_expansion,
-                                kb.config.corrective.max_retries >= 1)
+                                kb.config.corrective.max_retries >= 1, kb.sentences is not None)
     tune_on: list[EvalQuestion] = []
     if settings.tune_split is not None:
         tune_on, questions = split_questions(questions, settings.tune_split, settings.tune_seed)

@@ -83,12 +83,13 @@ class Levels:
 
 def default_variants(channels: Sequence[str], ablations: bool = True, baseline: bool = True,
                      use_llm: bool = True, leave_one_out: bool = False,
-                     entity_expansion: bool = False, gate_retry: bool = False) -> list[Variant]:
+                     entity_expansion: bool = False, gate_retry: bool = False,
+                     sentence_vectors: bool = False) -> list[Variant]:
     """The full system first, then the naive baseline, each loaded channel alone and the three ablations.
 
     ``leave_one_out`` adds one variant per channel with every other channel (what that channel adds);
     ``entity_expansion`` and ``gate_retry`` (corrective.max_retries ≥ 1) are the config's: each ablation switches
-    it off when on, on when off (opt-in).
+    it off when on, on when off (opt-in); with ``sentence_vectors`` (built and loaded) one more answers without them.
     """
     base = PipelineOptions(use_llm=use_llm, log=False)
     out = [Variant(FULL, "full system", base)]
@@ -111,6 +112,9 @@ def default_variants(channels: Sequence[str], ablations: bool = True, baseline: 
         if entity_expansion else
         Variant("with_entity_expansion", "entity-enhanced query (opt-in)", replace(base, entity_expansion=True)),
     ]
+    if sentence_vectors:
+        out.append(Variant("without_sentence_vectors", "the extractive answer without the sentence vectors",
+                           replace(base, sentence_vectors=False)))
     return out
 
 

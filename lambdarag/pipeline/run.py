@@ -141,7 +141,8 @@ def _prepare(kb: KnowledgeBase, question: str, history: Sequence[Turn], session_
     with req.stages.stage("context"):
         if req.found and req.retrieval is not None:
             req.packed = pack_context(req.slots.slots, req.retrieval, kb, kb.config.context.max_chars,
-                                      req.evidence_ids, english=is_english(req.condensed.question))
+                                      req.evidence_ids, english=is_english(req.condensed.question),
+                                      sentences=req.options.sentence_vectors)
             req.packed = dataclasses.replace(req.packed, repealed=repealed_in(req.packed, kb.versions),
                                              as_of=req.options.today)
     return req
