@@ -48,9 +48,9 @@ def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Map
                n: int | None) -> list[Scored]:
     """``picked`` with what the dense reading offers, each judged against ``picked`` alone: the nearest sentence,
     then chunk ``n``'s best (when it is not that one)."""
-    nearest = with_nearest(picked, scored, nearness)
+    offered = with_nearest(picked, scored, nearness)
     closest = with_closest(picked, scored, n)[len(picked):]
-    return [*nearest, *(s for s in closest if s not in nearest)]
+    return [*offered, *(s for s in closest if s not in offered)]
 
 
 def closest_number(closest: str | None, numbers: Mapping[str, int]) -> int | None:
