@@ -3,6 +3,11 @@ passages, and what reading them costs per answer against embedding the candidate
 
     .venv/bin/python bench/bench_sentences.py            # 96 domainrag_ruc passages, the local model
     .venv/bin/python bench/bench_sentences.py --no-write # print instead of updating BENCHMARKS.md
+    .venv/bin/python bench/bench_sentences.py --scale 100000  # also the build's own cost at 100k chunks
+
+The scale arm builds the chunk vectors (reference) and the sentence vectors of N chunks made from the passages
+(each sentence told apart by its chunk's number, so none is a copy) with random unit vectors at memory speed,
+each in a process of its own: the build's own time, peak memory and files, not the model's.
 
 Both arms run in one process on the same passages, one after the other, batches of 32 as the build sends them;
 CPU seconds are quoted (the machine is shared). Needs ../shared/evaldata and the local model; says so otherwise.
@@ -12,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +94,56 @@ def measure(sample: int) -> dict[str, float]:
             "per_answer": statistics.mean(sum(map(len, g)) for g in groups)}
 
 
+def build_arm(arm: str, n: int, out: Any) -> None:
+    """In a fresh process: build one arm over n synthetic chunks; put (seconds, peak RSS MB, folder MB)."""
+    import re
+    import resource
+    import tempfile
+
+    from bench_vector import RandomEmbedder
+
+    from lambdarag.channels import sentence_vectors, vector
+    from lambdarag.config.domain import init_domain
+    from lambdarag.records import Chunk
+
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()[:500] if line.strip()]
+    texts = [r["text"][:600] for r in rows]
+    with tempfile.TemporaryDirectory() as tmp:
+        domain = init_domain("scale", Path(tmp))
+        chunks = [Chunk(f"c{i}#0000", f"c{i}", "t", "t", re.sub("([。！？])", f"（{i}）\\1", texts[i % len(texts)]))
+                  for i in range(n)]
+        start = time.perf_counter()
+        if arm == "chunks":
+            vector.build(domain, chunks, progress=False, embedder=RandomEmbedder())
+        else:
+            sentence_vectors.build(domain, chunks, [chunk_sentences(c.text) for c in chunks], progress=False,
+                                   embedder=RandomEmbedder())
+        seconds = time.perf_counter() - start
+        folder = (domain.index_dir / ("vector" if arm == "chunks" else sentence_vectors.NAME)).resolve()
+        size = sum(f.stat().st_size for f in folder.iterdir()) / 1e6
+    out.put((seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, size))
+
+
+def scale(n: int) -> dict[str, tuple[float, float, float]]:
+    """Each arm's (seconds, peak RSS MB, index MB) at n chunks, each built in a process of its own."""
+    context = multiprocessing.get_context("spawn")
+    out: dict[str, tuple[float, float, float]] = {}
+    for arm in ("chunks", "sentences"):
+        queue = context.Queue()
+        worker = context.Process(target=build_arm, args=(arm, n, queue))
+        worker.start()
+        out[arm] = queue.get()
+        worker.join()
+    return out
+
+
+def scale_lines(n: int, arms: dict[str, tuple[float, float, float]]) -> list[str]:
+    names = {"chunks": "chunk vectors (reference)", "sentences": "sentence vectors"}
+    return [f"Build's own cost at {n:,} chunks (random vectors, each arm in a process of its own; "
+            f"`--scale {n}`):", "", "| arm | seconds | peak RSS MB | index MB |", "|---|---:|---:|---:|",
+            *(f"| {names[a]} | {s:.1f} | {r:.0f} | {mb:.0f} |" for a, (s, r, mb) in arms.items()), ""]
+
+
 def section(m: dict[str, float]) -> str:
     ratio = m["sentence_cpu"] / m["chunk_cpu"]
     looked_up = m["read_ms"] + m["split_ms"]
@@ -123,11 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sample", type=int, default=96, help="domainrag_ruc passages to embed")
     parser.add_argument("--no-write", action="store_true", help="print the section instead of updating BENCHMARKS.md")
+    parser.add_argument("--scale", type=int, default=0, help="also build N synthetic chunks' vectors (random)")
     args = parser.parse_args(argv)
     if not CORPUS.exists() or not local_available():
         print("skipped: needs ../shared/evaldata/domainrag_ruc and the local embedding model")
         return 0
     text = section(measure(args.sample))
+    if args.scale:
+        text += "\n".join(scale_lines(args.scale, scale(args.scale))) + "\n"
     print(text)
     if not args.no_write:
         write_section(ROOT / "BENCHMARKS.md", text)
