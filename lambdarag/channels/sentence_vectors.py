@@ -39,7 +39,14 @@ from lambdarag.channels.manifest import (
     reading,
     refuse_stale,
 )
-from lambdarag.channels.vector import EmbeddingCache, build_embedder, embed_into, embedding_params, passage_key
+from lambdarag.channels.vector import (
+    EmbeddingCache,
+    build_embedder,
+    embed_into,
+    embedding_params,
+    passage_key,
+    write_vectors,
+)
 from lambdarag.errors import IndexMismatchError, ServiceError, rebuild_hint
 from lambdarag.models.embeddings import Embedder, OpenAIEmbedder
 from lambdarag.records import Chunk
@@ -49,7 +56,6 @@ if TYPE_CHECKING:
 
 NAME = "sentences"
 FORMAT_VERSION = 1
-COPY_ROWS = 8192  # rows copied at a time into vectors.npy
 
 
 def sentence_digest(text: str) -> int:
@@ -94,7 +100,7 @@ def _build(domain: Domain, chunks: Sequence[Chunk], texts: Sequence[Sequence[str
         counts = {"chunks": len(chunks), "sentences": len(flat), "embedded": len(todo)}
 
         def write(out: Path) -> Manifest:
-            _write(out, cache, keys, embedder.dim)
+            write_vectors(out, cache, keys, embedder.dim, np.float16)
             offsets = np.cumsum([0, *(len(s) for s in texts)], dtype=np.int64)
             np.save(out / "offsets.npy", offsets)
             np.save(out / "keys.npy", np.array([sentence_digest(t) for t in flat], dtype=np.uint64))
@@ -105,18 +111,6 @@ def _build(domain: Domain, chunks: Sequence[Chunk], texts: Sequence[Sequence[str
         cache.compact(set(keys))
     detail = f"{len(flat)} sentences, {len(todo)} embedded, {embedder.name}/{embedder.model}/{embedder.dim}"
     return BuildResult(NAME, len(flat), time.monotonic() - start, reused=len(flat) - len(todo), detail=detail)
-
-
-def _write(out: Path, cache: EmbeddingCache, keys: Sequence[bytes], dim: int) -> None:
-    """Copy the sentences' cached vectors into vectors.npy as float16, block by block."""
-    matrix = np.lib.format.open_memmap(out / "vectors.npy", mode="w+", dtype=np.float16, shape=(len(keys), dim))
-    if keys:
-        records = cache.records()
-        rows = np.fromiter((cache.rows[k] for k in keys), dtype=np.int64, count=len(keys))
-        for start in range(0, len(keys), COPY_ROWS):
-            matrix[start : start + COPY_ROWS] = records["vec"][rows[start : start + COPY_ROWS]]
-    matrix.flush()
-    del matrix
 
 
 class SentenceVectors:

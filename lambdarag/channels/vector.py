@@ -226,7 +226,7 @@ def _build(domain: Domain, chunks: Sequence[Chunk], progress: bool | None, embed
         counts = {"vectors": len(chunks), "embedded": embedded, "reused": len(chunks) - embedded}
 
         def write(out: Path) -> Manifest:
-            _write_vectors(out, cache, keys, embedder.dim)
+            write_vectors(out, cache, keys, embedder.dim)
             write_background(out, embedder.embed_queries)
             (out / "ids.json").write_text(json.dumps([c.chunk_id for c in chunks], ensure_ascii=False), "utf-8")
             return Manifest(NAME, FORMAT_VERSION, params, counts, digest)
@@ -295,14 +295,14 @@ def _embedded(batches: Sequence[Sequence[tuple[bytes, str]]], embedder: Embedder
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _write_vectors(out: Path, cache: EmbeddingCache, keys: Sequence[bytes], dim: int) -> None:
-    """Copy the chunks' cached vectors into vectors.npy, block by block."""
+def write_vectors(out: Path, cache: EmbeddingCache, keys: Sequence[bytes], dim: int, dtype: type = np.float32) -> None:
+    """Copy the keys' cached vectors into vectors.npy (as ``dtype``), block by block."""
     if not keys:
-        np.save(out / "vectors.npy", np.zeros((0, dim), dtype=np.float32))
+        np.save(out / "vectors.npy", np.zeros((0, dim), dtype=dtype))
         return
     records = cache.records()
     rows = np.fromiter((cache.rows[k] for k in keys), dtype=np.int64, count=len(keys))
-    matrix = np.lib.format.open_memmap(out / "vectors.npy", mode="w+", dtype=np.float32, shape=(len(keys), dim))
+    matrix = np.lib.format.open_memmap(out / "vectors.npy", mode="w+", dtype=dtype, shape=(len(keys), dim))
     for start in range(0, len(keys), COPY_ROWS):
         matrix[start : start + COPY_ROWS] = records["vec"][rows[start : start + COPY_ROWS]]
     matrix.flush()
