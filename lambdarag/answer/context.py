@@ -72,7 +72,7 @@ class Packed:
     # the included evidence chunk closest in meaning to the question: the one the dense channel ranked first (None
     # without a dense channel, or when it ranked none of them); the extractive answer offers its best sentence
     closest: str | None = None
-    # the included evidence's sentences (as embedded, answer/closest.py) -> cosine with the question, from the
+    # the included evidence's sentences (as embedded, answer/units.embedded) -> cosine with the question, from the
     # sentence vectors built with the index (empty without them); the extractive answer offers the nearest
     nearness: Mapping[str, float] = field(default_factory=dict)
 

@@ -30,7 +30,7 @@ from lambdarag.text.tokenizer import has_cjk, normalize, rejoin_enumerations, re
 MIN_SENTENCE_CHARS = 6
 MIN_CLOSED_CHARS = 4  # a shorter piece is a sentence only when closed by its full stop ("已退休。"; not "处长。")
 CUT_OPENING = "，,、；;"  # punctuation no sentence opens with
-SENTENCE_CHARS = 300  # what of a sentence is embedded (answer/closest.py): its opening (a longer one is a list)
+SENTENCE_CHARS = 300  # what of a sentence the sentence vectors embed: its opening (a longer one is a list)
 
 
 @dataclass(frozen=True)

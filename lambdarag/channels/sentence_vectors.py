@@ -1,7 +1,7 @@
 """Sentence vectors: every candidate sentence of every text chunk embedded with the vector channel's model, so that
 the extractive answer reads which evidence sentence is closest in meaning to the question at the cost of a look-up
 (answer/closest.py). Not a retrieval channel: nothing is searched by it. Which sentences a chunk has is the answer's
-to say (answer/closest.chunk_sentences): the builder and the reader are given them.
+to say (answer/units.chunk_sentences): the builder and the reader are given them.
 
 Layout of index/sentences/ (published atomically by manifest.publish, like a channel's folder):
     vectors.npy    float16 (m, dim), L2-normalised; rows offsets[i]..offsets[i+1] are chunk ids[i]'s sentences
@@ -14,8 +14,8 @@ Layout of index/sentences/ (published atomically by manifest.publish, like a cha
 Built in the vectors step after the vector channel when embedding.sentences is true, through an embedding cache of
 its own (index/.vector-cache/<backend>-<model>-<dim>-<tag>-sentences/, so neither cache's compaction drops the
 other's records): a sentence shared by chunks is embedded once, a rebuild embeds only new sentences, a killed build
-resumes. The sentences hold about as many tokens as their chunks: with the local model the vectors step takes about
-twice as long (BENCHMARKS.md).
+resumes. Embedding them costs 0.7-0.8 times the CPU of the chunk vectors with the local model (BENCHMARKS.md
+"Sentence vectors").
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ class SentenceVectors:
 
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> SentenceVectors:
     """Open the published index; refuse one built with another model or from other chunks."""
-    rebuild = rebuild_hint("vector", domain.name)
+    rebuild = rebuild_hint(NAME, domain.name)
     if domain.config.embedding.backend == "none":
         raise ServiceError("sentence vectors disabled: embedding.backend is none", "enable a backend")
     folder, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION, params(domain))
