@@ -31,6 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_vector import write_section  # noqa: E402
+
 from lambdarag.answer.units import chunk_sentences  # noqa: E402
 from lambdarag.models.embeddings import local_available  # noqa: E402
 
@@ -164,18 +166,6 @@ def section(m: dict[str, float]) -> str:
         "both).", ""])
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace this section of BENCHMARKS.md (or append it), leaving the others alone."""
-    doc = path.read_text(encoding="utf-8")
-    start = doc.find(SECTION)
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[end + 1 :] if end >= 0 else "")
-    path.write_text(doc, encoding="utf-8")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sample", type=int, default=96, help="domainrag_ruc passages to embed")
@@ -190,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         text += "\n".join(scale_lines(args.scale, scale(args.scale))) + "\n"
     print(text)
     if not args.no_write:
-        write_section(ROOT / "BENCHMARKS.md", text)
+        write_section(ROOT / "BENCHMARKS.md", text, SECTION)
     return 0
 
 

@@ -214,15 +214,15 @@ def render(topk: list[dict[str, float]], e5: dict[str, float] | None, builds: li
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace our section of BENCHMARKS.md (or append it), leaving the others' sections alone."""
+def write_section(path: Path, section: str, heading: str = SECTION) -> None:
+    """Replace the ``heading`` section of BENCHMARKS.md (or append it), leaving the others' sections alone."""
     intro = "# Benchmarks\n\nMeasured figures and the commands that produce them.\n"
     text = path.read_text(encoding="utf-8") if path.exists() else intro
-    start = text.find(SECTION)
+    start = text.find(heading)
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
     else:
-        end = text.find("\n## ", start + len(SECTION))
+        end = text.find("\n## ", start + len(heading))
         text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
     path.write_text(text, encoding="utf-8")
 
