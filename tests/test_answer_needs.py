@@ -87,6 +87,12 @@ def answered(question: str, title: str, text: str) -> str:
     ("Can I charge a fee for warranty or support under the licence?", "yesno"),
     ("Is the office open on the Saturday or Sunday?", "yesno"),
     ("Is it a loan or a grant?", "general"),
+    # the other way round asked as a clause of its own: a yes or no to the first clause still answers
+    ("Do I have to book a slot, or can I just show up?", "yesno"),
+    ("Does the grant cover a laptop, or is it only for the monthly bill?", "yesno"),
+    # the asking clause after a dash that sets it up
+    ("I'm 17 — am I allowed to join the club?", "yesno"),
+    ("My niece is 17 - could she work as staff?", "yesno"),
     ("How much did net revenue rise?", "amount"),
     ("Where are the offices located?", "place"),
     ("Why did margins fall?", "reason"),

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from test_answer_needs import answered
 
-from lambdarag.answer.needs import question_need, yes_no_predicate
+from lambdarag.answer.compose import yes_no_lead
+from lambdarag.answer.needs import Need, question_need, yes_no_predicate
 from lambdarag.answer.sentences import Scored
 from lambdarag.answer.yes_no import yes_no_lines
 
@@ -37,7 +38,7 @@ def says_no(answer: str) -> bool:
 
 def test_a_rule_refusing_what_is_asked_in_its_own_words_says_no() -> None:
     answer = answered("我是大一新生，想办走读每天回家住，学校允许吗？", *DORMS)
-    assert answer.startswith("不允许") and "严禁在外住宿" in answer.split("。")[1]
+    assert answer.startswith("不可以") and "严禁在外住宿" in answer.split("。")[1]  # 允许 asked: permission's words
     answer = answered("Our journal changed its name. Can I just change both with the Update button?", *TRANSFER)
     assert says_no(answer) and "You cannot update the title" in answer
     answer = answered("Can I plug a USB stick into the microscope PC to take my images home?", "Microscope data",
@@ -67,7 +68,7 @@ def test_a_yes_or_no_is_not_padded_with_part_of_a_long_sentence() -> None:
     long = "刷信用卡交学费的，" + "，".join(f"第{i}{step}" for i in range(1, 12)) + "。"
     guide = ("学费缴纳指南", f"直接刷信用卡交学费要额外付手续费，这种方式不推荐。\n{long}")
     answer = answered("直接刷信用卡交学费的话，要额外付手续费吗？", *guide)
-    assert answer.startswith("要") and "第1步" not in answer
+    assert answer.startswith("需要") and "第1步" not in answer
     assert "第1步" in answered("直接刷信用卡交学费的话，手续费是多少？", *guide)  # quoted in part otherwise
 
 
@@ -115,4 +116,13 @@ def test_a_chinese_rule_opening_with_its_condition_is_read_by_its_last_clause() 
     rules = ("社区准则", "禁止发布色情内容。\n如果发布的信息包含裸露内容，但其主要目的为艺术用途，"
              "且没有不必要的暴力内容，社区可能会允许发布该内容。")
     answer = answered("我是美术专业的，想发几张人体写生作品（有裸露），这种内容允许发吗？", *rules)
-    assert answer.startswith("允许") and "可能会允许发布" in answer
+    assert answer.startswith("可以") and "可能会允许发布" in answer
+
+
+@pytest.mark.parametrize(("modal", "negative", "lead"), [
+    ("要", False, "需要"), ("要", True, "不需要"), ("得", False, "需要"), ("得", True, "不需要"),
+    ("允许", False, "可以"), ("允许", True, "不可以"), ("可以", True, "不可以"), ("能", False, "能"),
+])
+def test_the_lead_is_said_in_the_words_of_need_and_permission(modal: str, negative: bool, lead: str) -> None:
+    """要 / 得 are answered 需要 / 不需要, 允许 可以 / 不可以, as 可以 and 需要 themselves are."""
+    assert yes_no_lead(Need("yesno", modal), "本项目收取费用[1]。", True, refuted=negative) == lead

@@ -32,8 +32,11 @@ _RULE = cue_pattern(*cues.RULE)
 _CONDITION = cue_pattern(*cues.CONDITION, *cues.CONDITION_EN, flags=re.IGNORECASE)
 # "any price or no price", "whether or not": the alternatives of a choice refuse nothing
 _ALTERNATIVE_EN = re.compile(r"\bor\s+not?\b(?:\s+\w+)?|\bwhether\s+or\s+not\b", re.IGNORECASE)
-_NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要", "得": "不需要", BARE: "否"}
-_AFFIRMED = {"得": "需要", BARE: "是"}  # 得 (must) is answered in words of need: 不得 says "must not"
+# the lead in the words yes/no answers are given in: 要 and 得 (must) in words of need (不得 says "must not"), 允许 in
+# words of permission, the bare …吗 in 是 / 否
+_NEGATED = {"有": "没有", "必须": "不必", "需要": "不需要", "要": "不需要", "得": "不需要", "允许": "不可以",
+            BARE: "否"}
+_AFFIRMED = {"得": "需要", "要": "需要", "允许": "可以", BARE: "是"}
 Focus = Callable[[str, int], str | None]  # the part of a sentence to quote within a budget, None for its start
 
 

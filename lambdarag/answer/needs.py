@@ -79,8 +79,9 @@ _AUXILIARY = re.compile(cues.YES_NO_AUXILIARY)
 _SUBJECT_MODALS = frozenset({"有", "是", "算"})  # may belong to the subject ("有…的商户", "是…的人") rather than ask
 _YES_NO_EN = re.compile(r"\s*(?:" + "|".join(cues.YES_NO_EN) + r")\b", re.IGNORECASE)
 # where an English question's asking clause may start after what sets it up: a sentence before it ("I didn't use it
-# all. Can I…"), or a comma after a leading phrase ("If I can't go, can I…", "In the course, can I…")
-_CLAUSE_START_EN = re.compile(r"[.;:]\s+|,\s*")
+# all. Can I…"), a comma after a leading phrase ("If I can't go, can I…", "In the course, can I…"), or a dash after
+# what the asker tells of themselves ("I'm 17 — am I allowed…", "She is 17 - could she…")
+_CLAUSE_START_EN = re.compile(r"[.;:]\s+|,\s*|\s[-–—]\s*|[–—]\s*")
 _PURPOSE_EN = cue_pattern(*cues.PURPOSE_EN, flags=re.IGNORECASE)
 _REQUEST = cue_pattern(*cues.REQUEST)
 _REQUEST_EN = cue_pattern(*cues.REQUEST_EN, flags=re.IGNORECASE)
@@ -91,6 +92,10 @@ _ASKING = cue_pattern(*cues.OPEN_QUESTION, *cues.REASON, "哪", "怎样", "多�
 # "improved or declined?" chooses, it does not ask yes/no; an "or" inside a preposition's object ("a fee for
 # warranty or support", "open on the Saturday or Sunday") names what the yes or no is asked of
 _CHOICE_EN = re.compile(r"\bor\b", re.IGNORECASE)
+# "…, or is it only for the bill?", "…, or can I just show up?": the other way round asked as a clause of its own,
+# a yes or no to the first one still answers
+_OR_CLAUSE_EN = re.compile(r"\bor\s+(?:" + "|".join(cues.YES_NO_EN) + r")\s+(?:i|we|you|he|she|it|they|there|this"
+                           r"|that)\b", re.IGNORECASE)
 _IN_OBJECT_EN = re.compile(r"\b(?:for|of|in|on|at|by|to|with|from|under|about)\s+(?:(?:a|an|the|any|my|our|your)\s+)?"
                            r"[\w'-]+\s+or\b", re.IGNORECASE)
 _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以", "有没有" -> "有": the part after the negation
@@ -192,7 +197,7 @@ def _yes_no_modal_en(first: str) -> str:
     if m is None or (m.start() > 0 and _OPEN_WORD_EN.search(first, m.start())):
         return ""
     clause = first[m.start():]
-    chooses = len(_CHOICE_EN.findall(clause)) > len(_IN_OBJECT_EN.findall(clause))
+    chooses = len(_CHOICE_EN.findall(clause)) > len(_IN_OBJECT_EN.findall(clause)) + len(_OR_CLAUSE_EN.findall(clause))
     return "" if chooses else m.group(0).strip().lower()
 
 
