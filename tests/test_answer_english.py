@@ -184,6 +184,21 @@ def test_how_long_a_thing_is_is_answered_by_a_duration_or_a_length_not_money(que
     assert extractive_answer(question, p, "fact", {}, keywords).startswith(span.rstrip("."))
 
 
+@pytest.mark.parametrize(("question", "sentence", "outside"), [
+    # an age said without its measure is a figure in years, as a limit of age is
+    ("I'm 17 — am I allowed to join?", "Any person of the age of 18 or over can join the club.", True),
+    ("I am 19, can I join?", "Any person of the age of 18 or over can join the club.", False),
+    ("My son is 12 - does he need a background check?", "A check is needed for anyone over the age of 14.", True),
+    ("My 16-year-old son lives with us. Does he need a check?", "A check is needed for anyone over the age of 14.",
+     False),
+    ("I'm 60 and often late. Am I exempt from fines?", "Patrons 65 and older are exempt from fines.", True),
+    ("Can my daughter, aged 13, take part?", "Children 12 or younger must be accompanied.", True),
+    ("The fee is 17 and I have 20. Can I pay?", "Any person of the age of 18 or over can join the club.", False),
+])
+def test_an_english_age_is_compared_with_a_limit_of_age(question: str, sentence: str, outside: bool) -> None:
+    assert figure_outside(question, sentence) is outside
+
+
 @pytest.mark.parametrize(("question", "outside"), [
     ("Can my household have three permits?", True),  # numbers in words are figures
     ("Can my household have 3 permits?", True),

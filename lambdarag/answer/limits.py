@@ -38,6 +38,12 @@ _CN_COUNT = re.compile(r"(?<![〇零一二三四五六七八九十两百千万\d
                        r"(?=个?(?:周岁|岁|个月|月|天|日|小时|年(?![级度代])|人|名|张|次|项|家|所|套|辆|元|万元)"
                        r"|\s*(?:至|到|~|～)\s*[一二三四五六七八九十两\d])")
 _MONEY = re.compile(rf"({CURRENCY})\s?(\d[\d,]*(?:\.\d+)?)")
+# an English age said without its measure, written as years: "aged 17", "the age of 18", "I'm 17 —", "my niece is
+# 17 and…", "65 and older" (older and younger speak of ages); the figure alone, followed by no measure of its own
+_AGE_EN = re.compile(r"\b(?:aged|(?:the\s+)?age\s+of)\s+(\d{1,3})\b"
+                     r"|\b(?:i'm|i\s+am|(?:he|she)(?:'s|\s+is)|(?:we|they)(?:'re|\s+are)|(?:my|our|his|her|their)"
+                     r"\s+[a-z]+\s+is)\s+(\d{1,3})(?=\s*(?:[,.;:!?\u2013\u2014-]|$|(?:and|but|so|now)\b))"
+                     r"|\b(\d{1,3})(?=\s+(?:and|or)\s+(?:older|younger)\b)", re.IGNORECASE)
 OTHER_TIER = 0.8  # score kept by a sentence stating a tier the question's figure lies outside
 # one of a period, a rate rather than a figure: "每月", "一年能休几天" (not "提前一个月"), "a year", "per month"
 _RATE = re.compile(r"每个?(?:年|月|天|周|星期)|一个?(?:年|月|天|周|星期)(?=能|可|有|最多|一共|总共|共)"
@@ -78,10 +84,10 @@ _UPPER_BEFORE = _bound_before(_UPPER_WORDS)
 _LOWER_BEFORE = _bound_before(_LOWER_WORDS)
 # the bound after its measure ("3年以内", "19 inches or more") or between the figure and its measure ("5 or fewer
 # children"): the measure in group 2 or 3
-_UPPER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以下|以内|之内|内|or less|or fewer)"
-                          rf"|or (?:less|fewer)\s+({_UNIT}))", re.IGNORECASE)
-_LOWER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以上|及以上|或以上|or more|or over)|or more\s+({_UNIT}))",
-                          re.IGNORECASE)
+_UPPER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以下|以内|之内|内|or less|or fewer"
+                          rf"|(?:or|and) (?:younger|under))|or (?:less|fewer)\s+({_UNIT}))", re.IGNORECASE)
+_LOWER_AFTER = re.compile(rf"{_NUMBER}\s*(?:({_UNIT})\s*(?:以上|及以上|或以上|(?:or|and) (?:more|over|older|above))"
+                          rf"|or more\s+({_UNIT}))", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -159,7 +165,14 @@ def _as_figures(text: str) -> str:
     small numbers written in words as digits ("no more than two permits" -> "no more than 2 permits", "不超过两年"
     -> "不超过2年"; not 年级, 年度, 年代)."""
     text = _CN_COUNT.sub(lambda m: str(count_value(m.group(1)) or m.group(1)), text)
-    return _MONEY.sub(r"\2 \1", english_digits(text))
+    text = _AGE_EN.sub(_age_in_years, english_digits(text))
+    return _MONEY.sub(r"\2 \1", text)
+
+
+def _age_in_years(m: re.Match[str]) -> str:
+    """An English age as a figure in years: "over the age of 14" -> "over 14 years", "I'm 17" -> "I'm 17 years"."""
+    aged, own, bounded = m.groups()
+    return f"{m.group(0)[:m.start(2) - m.start()]}{own} years" if own else f"{aged or bounded} years"
 
 
 def _figures(text: str, bounded: Sequence[tuple[int, int]] = ()) -> list[tuple[float, str]]:
