@@ -192,6 +192,26 @@ def test_an_html_page_saved_as_markdown_is_read_as_html(tmp_path: Path) -> None:
     assert doc.title == "就诊指南" and texts(doc) == ["持住院证、医保卡办理。"]
 
 
+@pytest.mark.parametrize(("name", "page"), [
+    ("leave.jsp", '<%@ page language="java" contentType="text/html; charset=UTF-8"%>\n<!DOCTYPE html>\n<html><head>'
+                  '<%@include file="../common.jsp"%><title>假期规则</title></head><body><h1><a href="<%=basePath%>'
+                  'index.htm">假期规则</a></h1><h3>婚假：</h3><p>10天（自然日），<% if (x) { %>一次休完<% } %></p>'
+                  '</body></html>'),
+    ("leave.php", '<?php require "header.php"; ?>\n<html><head><title>假期规则</title></head><body><h1>假期规则</h1>'
+                  '<h3>婚假：</h3><p>10天（自然日），<?= $note ?>一次休完</p></body></html>'),
+])
+def test_a_server_page_saved_with_its_code_is_read_as_html_without_it(tmp_path: Path, name: str, page: str) -> None:
+    """A .jsp or .php page whose content is an HTML page is read as one; the server's code is no text of it."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    path = raw / name
+    path.write_text(page, encoding="utf-8")
+    report = extract_domain(raw, tmp_path / "processed", SETTINGS, progress=False)
+    assert report.notes == [f"{name}: content is an HTML page but extension is {path.suffix}"]
+    doc = one(path)
+    assert doc.title == "假期规则" and texts(doc) == ["10天（自然日），一次休完"]
+
+
 def test_txt_encodings_are_detected(tmp_path: Path) -> None:
     text = "第一章 总则\n本办法适用于全校职工。\n\n第二章 报销\n报销须在三个月内完成。"
     encodings = {"utf-8": text.encode("utf-8"), "utf-8-sig": text.encode("utf-8-sig"),

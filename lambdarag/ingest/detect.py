@@ -59,9 +59,10 @@ _IMAGES = (
     (b"BM", "BMP"),
 )
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-# a whole HTML page (a browser's "save as", a CMS export) whatever its extension says: read as HTML, not its markup as
-# text; UTF-8 or ASCII-compatible bytes, after a BOM and blank space
-_HTML_PAGE = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b",
+# a whole HTML page (a browser's "save as", a CMS export, a server page saved as .jsp, .php or .aspx) whatever its
+# extension says: read as HTML, not its markup as text; UTF-8 or ASCII-compatible bytes, after a BOM, blank space,
+# comments, an XML declaration and a server page's directives ("<%@ page … %>", "<?php … ?>")
+_HTML_PAGE = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:(?:<!--.*?-->|<%.*?%>|<\?.*?\?>)\s*)*<(?:!doctype\s+html|html)\b",
                         re.IGNORECASE | re.DOTALL)
 
 
@@ -90,8 +91,9 @@ def detect(path: Path, settings: IngestSettings) -> Detected:
     with path.open("rb") as handle:
         head = handle.read(8192)
     content = _sniff(path, head, settings)
-    if content == "text" and expected in ("md", "txt", "rst") and _HTML_PAGE.match(head):
-        return Detected("html", f"content is an HTML page but extension is {suffix}")  # a page saved under .md
+    if content == "text" and expected in (None, "md", "txt", "rst") and _HTML_PAGE.match(head):
+        # a page saved under .md, or a server page's source (.jsp, .php, .aspx): its HTML is what a reader sees
+        return Detected("html", f"content is an HTML page but extension is {suffix or '(none)'}")
     if content.startswith("image:"):
         return Detected("image", image_type=content.split(":", 1)[1])
     if content in BINARY_KINDS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -188,10 +189,15 @@ def _grid(rows: list[list[_Cell]]) -> tuple[list[list[str]], Spans, int | None]:
     return grid, spans, (leading_th or None)
 
 
+# a server page's code between its markup ("<%@ include … %>", "<%= basePath %>", "<?php echo … ?>"): the server's,
+# not the reader's; an XML declaration or processing instruction ("<?xml … ?>") is markup too
+_SERVER_CODE = re.compile(r"<%.*?%>|<\?.*?\?>", re.DOTALL)
+
+
 def extract_html(path: Path, doc_id: str, source: str) -> list[Document]:
     builder = DocBuilder(doc_id, source, "html")
     parser = _Parser(builder)
     title, text = front_matter_title(read_text(path))  # a static site's page: its front matter is no text of it
-    parser.feed(text)
+    parser.feed(_SERVER_CODE.sub("", text))
     parser.close()
     return [builder.build(clean_title("".join(parser.title)) or clean_title(title))]
