@@ -66,6 +66,16 @@ def test_the_sentence_nearest_in_meaning_comes_after_the_picked_ones_unless_it_i
     assert with_nearest([], everything, near) == []  # no answer to add to
 
 
+def test_a_sentence_a_picked_one_holds_as_a_clause_is_not_offered_again() -> None:
+    """A chunk's sentences split at "；" by the sentence index may be clauses of a sentence the answer quotes whole."""
+    whole = scored(3.0, 1, "直系亲属去世的，丧假3个工作日；近亲属去世的，丧假1个工作日。")
+    clause, other = scored(1.0, 1, "近亲属去世的，丧假1个工作日；"), scored(0.5, 2, "婚假10天。")
+    near = {"近亲属去世的，丧假1个工作日；": 0.9, "婚假10天。": 0.5}
+    assert with_nearest([whole], [whole, clause, other], near) == [whole]
+    assert by_meaning([whole], [whole, clause, other], {}, 1) == [whole]  # the closest chunk is quoted already
+    assert by_meaning([other], [whole, clause, other], {"近亲属去世的，丧假1个工作日；": 0.9}, 1) == [other, clause]
+
+
 def test_a_chunk_offers_its_sentences_as_the_answer_reads_them_and_a_table_none() -> None:
     text = "发版频率为每月一次。新版本需要重新登录。"
     assert chunk_sentences(text) == ["发版频率为每月一次。", "新版本需要重新登录。"]

@@ -32,9 +32,16 @@ def nearest(scored: Sequence[Scored], nearness: Mapping[str, float]) -> Scored |
 
 
 def with_nearest(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float]) -> list[Scored]:
-    """``picked``, then the scored sentence closest in meaning to the question when it is not among them."""
+    """``picked``, then the scored sentence closest in meaning to the question when none of them says it (a clause
+    of one of them, "…3个工作日；员工的近亲属…1个工作日" holding "员工的近亲属…1个工作日", is said already)."""
     best = nearest(scored, nearness)
-    return list(picked) if not picked or best is None or best in picked else [*picked, best]
+    return list(picked) if not picked or best is None or said_in(best, picked) else [*picked, best]
+
+
+def said_in(sentence: Scored, picked: Sequence[Scored]) -> bool:
+    """Whether ``sentence`` is one of ``picked`` or its text is part of one of theirs."""
+    text = sentence.sentence.strip().rstrip("。.；;，,")
+    return sentence in picked or any(text in s.sentence for s in picked)
 
 
 def nearest_unsaid(scored: Sequence[Scored], nearness: Mapping[str, float], said: str) -> list[Scored]:
@@ -50,7 +57,8 @@ def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Map
     then chunk ``n``'s best (when it is not that one)."""
     offered = with_nearest(picked, scored, nearness)
     closest = with_closest(picked, scored, n)[len(picked):]
-    return [*offered, *(s for s in closest if s not in offered)]
+    # the closest chunk's best, unless said already or holding what is (the nearest one may be a clause of it)
+    return [*offered, *(s for s in closest if not said_in(s, offered) and not any(said_in(o, [s]) for o in offered))]
 
 
 def closest_number(closest: str | None, numbers: Mapping[str, int]) -> int | None:
