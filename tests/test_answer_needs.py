@@ -100,6 +100,10 @@ def answered(question: str, title: str, text: str) -> str:
     # 什么 after a modal asked both ways is "any"; 几 after 那/这/前/好/十 is "a few"; a 手续费 is a fee, no procedure
     ("申请查阅档案，要不要交什么手续费？", "yesno"),
     ("有没有什么限制？", "yesno"),
+    ("婚假能不能先休一半，过几个月再休剩下的？", "yesno"),  # 几, 哪, 谁 as well: "a few", "some", "anyone"
+    ("有没有哪个窗口能办？", "yesno"),
+    ("是不是谁都能申请？", "yesno"),
+    ("能不能告诉我哪个窗口能办？", "place"),  # a request asks for what follows its verb
     ("请年假那几天工资能照发吗？", "yesno"),
     ("前几天交的材料还有效吗？", "yesno"),
     ("办证要几天？", "amount"),

@@ -102,6 +102,7 @@ _A_NOT_A = re.compile(r"^[^不没]+[不没](?=.)")  # "可不可以" -> "可以"
 _ASK_WORDS = {"可否": "可以", "能否": "能", "行不行": "可以", "行": "可以"}
 _CLOSING_ASK = re.compile(r"行不行|行吗")  # 可以 asked in other words, closing the question
 _ASKED_BOTH_WAYS = re.compile(cues.ASKED_BOTH_WAYS)
+_INDEFINITE = frozenset("什几哪谁")  # question words that say "some" or "any" inside a question asked both ways
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PLACE_STATED = cue_pattern(*cues.PLACE_STATED, flags=re.IGNORECASE)
 _ORIGIN = cue_pattern(*cues.ORIGIN)
@@ -184,9 +185,10 @@ def yes_no_modal(question: str, english: bool = False) -> str:
 
 
 def _indefinite(first: str, open_word: re.Match[str]) -> bool:
-    """Whether the question word is "any" rather than asking: 什么 after a modal asked both ways ("要不要交什么手续费",
-    "有没有什么要求") leaves the question a yes or no."""
-    return open_word.group() == "什么" and _ASKED_BOTH_WAYS.search(first, 0, open_word.start()) is not None
+    """Whether the question word is "some" or "any" rather than asking: after a modal asked both ways a question can
+    ask nothing else, so 什么, 几, 哪 and 谁 there leave it a yes or no ("要不要交什么手续费", "有没有什么要求",
+    "能不能先休一半，过几个月再休", "有没有哪个部门能办", "是不是谁都能申请")."""
+    return open_word.group()[0] in _INDEFINITE and _ASKED_BOTH_WAYS.search(first, 0, open_word.start()) is not None
 
 
 def _yes_no_modal_en(first: str) -> str:
