@@ -312,7 +312,7 @@ def test_a_field_with_a_figure_is_no_heading_and_a_bold_lead_in_no_answer() -> N
 
 
 def test_who_did_it_is_answered_by_the_field_its_verb_labels() -> None:
-    from lambdarag.answer.needs import asked_role
+    from lambdarag.answer.roles import asked_role
 
     role = asked_role("Who founded the Harbour Museum?")
     assert role.name == "found" and role.labels("Founder: Ada Pennick", "Harbour Museum")

@@ -11,7 +11,8 @@ from lambdarag.answer.asked_page import asked_pages, page_title
 from lambdarag.answer.compose import first_sentence, fit_budget, lead_text, plain_length, shorten, yes_no_lead
 from lambdarag.answer.context import pack
 from lambdarag.answer.extractive import extractive_answer
-from lambdarag.answer.needs import Need, asked_role, asks_something, evidence_bonus, is_english, next_to, question_need
+from lambdarag.answer.needs import Need, asks_something, evidence_bonus, is_english, question_need
+from lambdarag.answer.roles import asked_role, next_to
 from lambdarag.answer.sentences import Scored
 from lambdarag.answer.table_text import grams, parse_table, question_grams
 from lambdarag.answer.units import candidate_units

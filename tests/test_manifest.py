@@ -63,7 +63,8 @@ def test_folders_of_a_dead_builder_are_removed_on_the_next_publish(tmp_path: Pat
     (tmp_path / f".toy-20260101000000-{pid}-1").mkdir()
     (tmp_path / f".toy.link-20260101000000-{pid}-1").symlink_to("nowhere")
     publish(tmp_path, "toy", _writer("new"))
-    leftovers = sorted(p.name for p in tmp_path.iterdir() if str(pid) in p.name)
+    # the pid between dashes: as a bare substring it may be part of the new folder's own time stamp or counter
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if f"-{pid}-" in p.name)
     assert leftovers == []
 
 

@@ -277,7 +277,7 @@ PERSON = ("谁", "哪位", "何人")
 PERSON_EN = (r"\bwho\b", r"\bwhom\b")
 # Where a "who" question names the role it asks to fill ("X的院长是谁" / "谁是X的开拓者" / "Who is the CEO of X"):
 # the role is the question's last word before the first pattern's match, its last word after the second's, and the
-# third's group; the question's other words name whose role it is (answer/needs.py: asked_role)
+# third's group; the question's other words name whose role it is (answer/roles.py: asked_role)
 ROLE_BEFORE = r"(?:是|为)(?:谁|哪位|何人)\s*[？?。]?\s*$"  # not "X是谁的孩子", which asks whose
 ROLE_AFTER = r"^\s*(?:谁|哪位|何人)(?:是|为)"
 ROLE_EN = (r"\bwho\s+(?:is|was|are|were|has been)\s+(?:the\s+|its\s+|their\s+)?(?:current\s+|new\s+|former\s+)?"

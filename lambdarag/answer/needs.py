@@ -7,7 +7,6 @@ domain's vocabulary. A question's language decides the answer's labels (中文 o
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -17,11 +16,9 @@ from lambdarag.answer.asking import asked_before, asked_part, asking_sentence
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
-from lambdarag.answer.table_text import grams, question_grams
-from lambdarag.graph.english import english_entities
+from lambdarag.answer.roles import asked_role, named_people
 from lambdarag.text.english import stem
-from lambdarag.text.people import person_names
-from lambdarag.text.tokenizer import has_cjk, stopwords, words
+from lambdarag.text.tokenizer import has_cjk, stopwords
 
 NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "authority", "place", "date", "amount", "conditions",
               "reason", "definition", "steps", "compare", "list", "general")
@@ -30,7 +27,6 @@ PLACE_STATED_BONUS = 0.1  # and a "where" answer more when it states where ("位
 BARE = "是否"  # the modal of a yes/no question without one ("…收费吗"): answered 是 / 否
 OTHER_FIELD = 0.6  # score kept by a field whose label names another aspect than the one asked
 ROLE_BONUS = 0.3  # and a "who" answer more when it names someone next to the role asked about ("院长杨某")
-ROLE_GAP = 3  # characters at most between the role and the name ("院长、教授某某", "某某院长")
 
 _CUES: dict[str, re.Pattern[str]] = {
     "materials": cue_pattern(*cues.MATERIALS, *cues.MATERIALS_EN, flags=re.IGNORECASE),
@@ -107,11 +103,6 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _PLACE_STATED = cue_pattern(*cues.PLACE_STATED, flags=re.IGNORECASE)
 _ORIGIN = cue_pattern(*cues.ORIGIN)
 _ORIGIN_MARK = re.compile(cues.ORIGIN_MARK)
-_ROLE_BEFORE = re.compile(cues.ROLE_BEFORE)
-_ROLE_AFTER = re.compile(cues.ROLE_AFTER)
-_ROLE_EN = cue_pattern(*cues.ROLE_EN, flags=re.IGNORECASE)
-_AGENT_VERB_EN = cue_pattern(*cues.AGENT_VERB_EN, flags=re.IGNORECASE)
-_ROLE_TRIM = "的之？?。 "
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -349,58 +340,3 @@ def _place_bonus(sentence: str, asked: str) -> float:
     if origin or _PLACE_STATED.search(sentence):
         return NEED_BONUS + PLACE_STATED_BONUS
     return NEED_BONUS if _EVIDENCE["place"].search(sentence) else 0.0
-
-
-def named_people(sentence: str) -> list[str]:
-    """The people a sentence names: tagged Chinese names, and English ones next to a role or title."""
-    english = [e.name for e in english_entities(sentence) if e.kind == "person"]
-    return [*person_names(sentence), *english]
-
-
-@dataclass(frozen=True)
-class Role:
-    """The role a "who" question asks to fill and the words naming whose role it is."""
-
-    name: str = ""
-    of: frozenset[str] = frozenset()  # 院长 of 经济学院 (its grams): a name next to 院长 in a sentence about 经济学院
-
-    def filled_by(self, sentence: str, person: str, heading: str = "") -> bool:
-        """Whether ``sentence`` names ``person`` next to the role, in a sentence (or under a ``heading``) about whose
-        role it is ("现任院长为某某" on the page of the 学院 asked about)."""
-        about = not self.of or bool(self.of & grams(f"{heading} {sentence}"))
-        return bool(self.name) and about and next_to(sentence, self.name, person)
-
-    def labels(self, sentence: str, heading: str = "") -> bool:
-        """Whether ``sentence`` is a field the role labels ("Creator: R.A. Fisher", "Founder：…") or says who by
-        ("created by the harbour board"), in a sentence (or under a ``heading``) about all of whose role it is."""
-        if not self.name or not self.of <= grams(f"{heading} {sentence}"):
-            return False
-        return re.search(rf"{re.escape(self.name)}\w*\s*(?:[:：]\s*\S|\s+by\b)", sentence, re.IGNORECASE) is not None
-
-
-@functools.lru_cache(maxsize=1024)
-def asked_role(question: str) -> Role:
-    """The role a "who" question asks to fill: 院长 (of 经济学院) in "经济学院的院长是谁", 开拓者 in "谁是X的开拓者",
-    "CEO" (of Acme) in "Who is the CEO of Acme", "creat" (creator, created by) in "Who created the dataset"; no
-    role when it names none ("X是由谁成立的", "X是谁的孩子")."""
-    if m := _ROLE_EN.search(question) or _AGENT_VERB_EN.search(question):
-        return Role(m.group(1), frozenset(question_grams(question[m.end():])))
-    if m := _ROLE_BEFORE.search(question):
-        part = question[: m.start()]
-    elif m := _ROLE_AFTER.search(question):
-        part = question[m.end():]
-    else:
-        return Role()
-    cut = [w for w in words(part.strip(_ROLE_TRIM)) if w.strip(_ROLE_TRIM)]
-    role = cut[-1] if cut else ""
-    if len(role) < 2 or not has_cjk(role):
-        return Role()
-    return Role(role, frozenset(question_grams("".join(cut[:-1]))))
-
-
-def next_to(sentence: str, role: str, name: str) -> bool:
-    """Whether ``name`` stands within ROLE_GAP characters of ``role`` in ``sentence``, on either side."""
-    roles = [m.span() for m in re.finditer(re.escape(role), sentence, re.IGNORECASE)]
-    names = [m.span() for m in re.finditer(re.escape(name), sentence)]
-    return any(0 <= max(n_start - r_end, r_start - n_end) <= ROLE_GAP
-               for r_start, r_end in roles for n_start, n_end in names)
