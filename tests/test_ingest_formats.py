@@ -212,6 +212,21 @@ def test_a_server_page_saved_with_its_code_is_read_as_html_without_it(tmp_path: 
     assert doc.title == "假期规则" and texts(doc) == ["10天（自然日），一次休完"]
 
 
+def test_a_file_that_extracts_to_no_text_is_said_in_the_report(tmp_path: Path) -> None:
+    """A page whose text is only in a component's template (a Vue file saved as .html) extracts without error and
+    to nothing: the report says so rather than list it as served with no chunks."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "billing.html").write_text('<style src="./a.sass"></style>\n<template lang="pug">\n  h1 计费说明\n'
+                                      '  p CDN 按流量计费。\n</template>\n<script>export default {}</script>\n',
+                                      encoding="utf-8")
+    (raw / "guide.md").write_text("# 指南\n\n报销须在三个月内完成。\n", encoding="utf-8")
+    report = extract_domain(raw, tmp_path / "processed", SETTINGS, progress=False)
+    assert sorted(report.done) == ["billing.html", "guide.md"] and not report.failed
+    assert [n.split(" (")[0] for n in report.notes] == [
+        "billing.html: no text extracted: nothing outside markup, scripts, styles and templates"]
+
+
 def test_txt_encodings_are_detected(tmp_path: Path) -> None:
     text = "第一章 总则\n本办法适用于全校职工。\n\n第二章 报销\n报销须在三个月内完成。"
     encodings = {"utf-8": text.encode("utf-8"), "utf-8-sig": text.encode("utf-8-sig"),

@@ -56,4 +56,13 @@ def extract_file(path: Path, doc_id: str, settings: IngestSettings, source: str 
         ) from exc
     if detected.note:
         documents = [replace(doc, notes=(detected.note, *doc.notes)) for doc in documents]
+    if documents and not any(doc.blocks or doc.needs_ocr_pages for doc in documents):
+        # extracted without error yet nothing to index: said, or the file would look served ("done", 0 chunks)
+        note = f"no text extracted: {_EMPTY.get(detected.kind, 'the file holds no text')}"
+        documents = [replace(doc, notes=(*doc.notes, note)) for doc in documents]
     return documents
+
+
+# why a file of a kind may extract to nothing
+_EMPTY = {"html": "nothing outside markup, scripts, styles and templates (a page built by its scripts, or a "
+                  "component's template source: save the page as the browser shows it)"}
