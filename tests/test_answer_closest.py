@@ -66,6 +66,20 @@ def test_the_sentence_nearest_in_meaning_comes_after_the_picked_ones_unless_it_i
     assert with_nearest([], everything, near) == []  # no answer to add to
 
 
+def test_a_lead_in_offered_by_meaning_comes_with_its_items_or_not_at_all() -> None:
+    """The nearest sentence may be a lead-in ("Submit a mileage log including:"): alone it announces, says nothing."""
+    lead = scored(0.3, 1, "Submit a mileage log including:")
+    items = [scored(0.2, 1, "- Starting location."), scored(0.2, 1, "- Destination.")]
+    other = scored(0.9, 2, "Mileage is paid at the current rate.")
+    everything = [other, lead, *items]
+    near = {"Submit a mileage log including:": 0.9}
+    offered = by_meaning([other], everything, near, None)
+    assert [s.sentence for s in offered] == [other.sentence,
+                                             "Submit a mileage log including: - Starting location. - Destination."]
+    # some of its items picked already, the lead-in alone would end the answer on a colon
+    assert by_meaning([other, items[0]], everything, near, None) == [other, items[0]]
+
+
 def test_a_sentence_a_picked_one_holds_as_a_clause_is_not_offered_again() -> None:
     """A chunk's sentences split at "；" by the sentence index may be clauses of a sentence the answer quotes whole."""
     whole = scored(3.0, 1, "直系亲属去世的，丧假3个工作日；近亲属去世的，丧假1个工作日。")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from lambdarag.answer.follow_on import announced, with_next
 from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.units import embedded
 
@@ -58,7 +59,11 @@ def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Map
     offered = with_nearest(picked, scored, nearness)
     closest = with_closest(picked, scored, n)[len(picked):]
     # the closest chunk's best, unless said already or holding what is (the nearest one may be a clause of it)
-    return [*offered, *(s for s in closest if not said_in(s, offered) and not any(said_in(o, [s]) for o in offered))]
+    offered += [s for s in closest if not said_in(s, offered) and not any(said_in(o, [s]) for o in offered)]
+    # a lead-in offered ("Submit a mileage log including:") comes with the items it announces, as a picked one does;
+    # alone after some of them ("- Calling us at…", then "You can renew by:") it adds nothing
+    extra = [s for s in offered[len(picked):] if not any(i in picked for i in announced(s, scored))]
+    return [*picked, *with_next(extra, scored, "")]
 
 
 def closest_number(closest: str | None, numbers: Mapping[str, int]) -> int | None:

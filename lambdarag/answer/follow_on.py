@@ -132,6 +132,14 @@ def _next_of(item: C, candidates: Sequence[C]) -> C | None:
     return after if after is not None and after.n == item.n else None
 
 
+def announced(lead_in: C, candidates: Sequence[C]) -> list[C]:
+    """The items a lead-in announces ("Submit a mileage log including:" -> "- Starting location." …), none for a
+    sentence that leads no list or is no candidate."""
+    if lead_in not in candidates or not leads_list(lead_in.sentence):
+        return []
+    return _items_after(candidates.index(lead_in), candidates)
+
+
 def _items_after(at: int, candidates: Sequence[C]) -> list[C]:
     """The marked items right after the lead-in ``candidates[at]`` in its chunk."""
     items: list[C] = []
