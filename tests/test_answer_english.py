@@ -194,6 +194,7 @@ def test_how_long_a_thing_is_is_answered_by_a_duration_or_a_length_not_money(que
     ("I'm 60 and often late. Am I exempt from fines?", "Patrons 65 and older are exempt from fines.", True),
     ("Can my daughter, aged 13, take part?", "Children 12 or younger must be accompanied.", True),
     ("The fee is 17 and I have 20. Can I pay?", "Any person of the age of 18 or over can join the club.", False),
+    ("My budget is 5 - can I stay?", "Guests of the age of 18 or over can stay.", False),  # a budget states no age
 ])
 def test_an_english_age_is_compared_with_a_limit_of_age(question: str, sentence: str, outside: bool) -> None:
     assert figure_outside(question, sentence) is outside

@@ -274,6 +274,11 @@ DUTIES = ("负责哪些", "负责什么", "负责的工作", "负责哪方面", 
           "管哪些", "管什么")
 DUTIES_EN = (r"\bresponsib", r"\bin charge of\b", r"\bduties\b")
 PERSON = ("谁", "哪位", "何人")
+# people whose age a question may state ("my niece is 17"): "my budget is 500" states no age
+KIN_EN = ("son", "daughter", "child", "kid", "boy", "girl", "baby", "toddler", "teen", "teenager", "niece", "nephew",
+          "brother", "sister", "cousin", "wife", "husband", "partner", "spouse", "mother", "father", "mum", "mom",
+          "dad", "parent", "grandson", "granddaughter", "grandchild", "grandmother", "grandfather", "grandma",
+          "grandpa", "friend", "student", "guest")
 PERSON_EN = (r"\bwho\b", r"\bwhom\b")
 # Where a "who" question names the role it asks to fill ("X的院长是谁" / "谁是X的开拓者" / "Who is the CEO of X"):
 # the role is the question's last word before the first pattern's match, its last word after the second's, and the

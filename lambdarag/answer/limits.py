@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lambdarag.answer import cues
 from lambdarag.answer.candidates import W
 from lambdarag.text.english import stem
 from lambdarag.text.numerals import count_value, english_digits
@@ -41,8 +42,9 @@ _MONEY = re.compile(rf"({CURRENCY})\s?(\d[\d,]*(?:\.\d+)?)")
 # an English age said without its measure, written as years: "aged 17", "the age of 18", "I'm 17 —", "my niece is
 # 17 and…", "65 and older" (older and younger speak of ages); the figure alone, followed by no measure of its own
 _AGE_EN = re.compile(r"\b(?:aged|(?:the\s+)?age\s+of)\s+(\d{1,3})\b"
-                     r"|\b(?:i'm|i\s+am|(?:he|she)(?:'s|\s+is)|(?:we|they)(?:'re|\s+are)|(?:my|our|his|her|their)"
-                     r"\s+[a-z]+\s+is)\s+(\d{1,3})(?=\s*(?:[,.;:!?\u2013\u2014-]|$|(?:and|but|so|now)\b))"
+                     r"|\b(?:i'm|i\s+am|(?:he|she)(?:'s|\s+is)|(?:my|our|his|her|their)\s+(?:"
+                     + "|".join(cues.KIN_EN) + r")s?\s+(?:is|are))\s+(\d{1,3})"
+                     r"(?=\s*(?:[,.;:!?\u2013\u2014-]|$|(?:and|but|so|now)\b))"
                      r"|\b(\d{1,3})(?=\s+(?:and|or)\s+(?:older|younger)\b)", re.IGNORECASE)
 OTHER_TIER = 0.8  # score kept by a sentence stating a tier the question's figure lies outside
 # one of a period, a rate rather than a figure: "每月", "一年能休几天" (not "提前一个月"), "a year", "per month"
