@@ -212,6 +212,15 @@ def test_a_server_page_saved_with_its_code_is_read_as_html_without_it(tmp_path: 
     assert doc.title == "假期规则" and texts(doc) == ["10天（自然日），一次休完"]
 
 
+def test_a_page_saved_as_html_keeps_what_a_browser_shows_of_angle_percent(tmp_path: Path) -> None:
+    """Only a server page's source holds the server's code; in a page saved as .html, "<% … %>" is text a browser
+    shows (a template language's documentation), an XML declaration is none."""
+    path = tmp_path / "ejs.html"
+    path.write_text('<?xml version="1.0"?>\n<html><body><p>Write <% if (user) { %> to test.</p></body></html>',
+                    encoding="utf-8")
+    assert texts(one(path)) == ["Write <% if (user) { %> to test."]
+
+
 def test_a_file_that_extracts_to_no_text_is_said_in_the_report(tmp_path: Path) -> None:
     """A page whose text is only in a component's template (a Vue file saved as .html) extracts without error and
     to nothing: the report says so rather than list it as served with no chunks."""

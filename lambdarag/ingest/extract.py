@@ -34,6 +34,11 @@ READERS: dict[str, Reader] = {
 }
 
 
+# why a file of a kind may extract to nothing
+_EMPTY = {"html": "nothing outside markup, scripts, styles and templates (a page built by its scripts, or a "
+                  "component's template source: save the page as the browser shows it)"}
+
+
 def extract_file(path: Path, doc_id: str, settings: IngestSettings, source: str = "") -> list[Document]:
     """The documents in ``path`` (many for a JSONL corpus, else one).
 
@@ -62,7 +67,3 @@ def extract_file(path: Path, doc_id: str, settings: IngestSettings, source: str 
         documents = [replace(doc, notes=(*doc.notes, note)) for doc in documents]
     return documents
 
-
-# why a file of a kind may extract to nothing
-_EMPTY = {"html": "nothing outside markup, scripts, styles and templates (a page built by its scripts, or a "
-                  "component's template source: save the page as the browser shows it)"}

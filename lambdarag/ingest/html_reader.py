@@ -190,14 +190,18 @@ def _grid(rows: list[list[_Cell]]) -> tuple[list[list[str]], Spans, int | None]:
 
 
 # a server page's code between its markup ("<%@ include … %>", "<%= basePath %>", "<?php echo … ?>"): the server's,
-# not the reader's; an XML declaration or processing instruction ("<?xml … ?>") is markup too
+# not the reader's; in a page saved as .html, "<%" is text a browser shows. An XML declaration or processing
+# instruction ("<?xml … ?>") is no text in any page.
 _SERVER_CODE = re.compile(r"<%.*?%>|<\?.*?\?>", re.DOTALL)
+_INSTRUCTION = re.compile(r"<\?.*?\?>", re.DOTALL)
+_HTML_SUFFIXES = (".html", ".htm")
 
 
 def extract_html(path: Path, doc_id: str, source: str) -> list[Document]:
     builder = DocBuilder(doc_id, source, "html")
     parser = _Parser(builder)
     title, text = front_matter_title(read_text(path))  # a static site's page: its front matter is no text of it
-    parser.feed(_SERVER_CODE.sub("", text))
+    code = _INSTRUCTION if path.suffix.lower() in _HTML_SUFFIXES else _SERVER_CODE
+    parser.feed(code.sub("", text))
     parser.close()
     return [builder.build(clean_title("".join(parser.title)) or clean_title(title))]
