@@ -1588,3 +1588,10 @@ def test_a_measure_or_a_limit_asked_is_carried_by_its_amount(question: str, sent
     from lambdarag.answer.asked_values import AskedValues
 
     assert AskedValues.of(question, "fact").value_bonus(sentence) == pytest.approx(bonus)
+
+
+def test_an_amount_asked_is_not_answered_by_a_duration_field() -> None:
+    """"住宿费标准是多少" asks what it costs: "报销时限：30天内" is a number of days, which answers "多久"."""
+    text = "差旅费标准速览\n报销时限：出差返回后30天内\n住宿费：按城市类别和人员类别限额报销，每晚不超过500元"
+    assert answered("出差住宿费标准是多少？", "差旅费标准", text).startswith("住宿费：")
+    assert answered("出差回来多久之内要报销？", "差旅费标准", text).startswith("报销时限：")

@@ -310,9 +310,18 @@ def field_bonus(need: Need, sentence: str, asked: str = "") -> float:
     ("补贴标准：" is an amount, not the time it takes). Not for a date: a date field carries its date, which scores
     already, and its label says whose date it is ("更新时间" is the page's)."""
     label = field_label(sentence)
+    if _other_measure(need, label, asked):
+        return 0.0
     pattern = _DURATION_FIELD if need.kind == "amount" and DURATION_QUESTION.search(asked) else (
         _SECTIONS.get(need.kind) if need.kind != "date" else None)
     return NEED_BONUS if label and pattern is not None and pattern.search(label) else 0.0
+
+
+def _other_measure(need: Need, label: str, question: str) -> bool:
+    """Whether a duration's label ("报销时限：…") answers an amount asked that is no duration ("住宿费标准是多少"): the
+    time a thing takes is not what it costs, as "补贴标准：" is not how long."""
+    return need.kind == "amount" and bool(label) and _DURATION_FIELD.search(label) is not None \
+        and DURATION_QUESTION.search(question) is None and label.lower() not in question.lower()
 
 
 def field_factor(need: Need, sentence: str, question: str) -> float:
@@ -320,6 +329,8 @@ def field_factor(need: Need, sentence: str, question: str) -> float:
     the label says what its value answers, and it is not this), else 1. A label the question names is its
     subject ("评审流程：…" asked how many stages the 评审流程 has)."""
     label = field_label(sentence)
+    if _other_measure(need, label, question):
+        return OTHER_FIELD
     if not label or need.kind not in _SECTIONS or _SECTIONS[need.kind].search(label):
         return 1.0
     if label.lower() in question.lower():
