@@ -75,6 +75,23 @@ def test_every_text_sentence_is_embedded_once_and_read_back_by_chunk(tmp_path: P
     assert again.reused == 5 and len(embedded(fake)) == 4  # nothing embedded twice
 
 
+def test_an_index_of_the_same_sentences_is_not_written_again(tmp_path: Path, fake: FakeOpenAI) -> None:
+    """The vectors step runs with every build: the same chunks split into the same sentences publish nothing new;
+    the same chunks split otherwise (a changed splitter) are written again."""
+    domain = configured(init_domain("campus", tmp_path), fake.base_url)
+    listed = chunks()
+    split = [chunk_sentences(c.text) for c in listed]
+    sentence_vectors.build(domain, listed, split, progress=False)
+    manifest = domain.index_dir / sentence_vectors.NAME / "manifest.json"
+    first = manifest.read_text(encoding="utf-8")
+    again = sentence_vectors.build(domain, listed, split, progress=False)
+    assert manifest.read_text(encoding="utf-8") == first and "index up to date" in again.detail
+    resplit = [[s for t in texts for s in t.split("。") if s] for texts in split]
+    sentence_vectors.build(domain, listed, resplit, progress=False)
+    assert manifest.read_text(encoding="utf-8") != first
+    assert len(sentence_vectors.load(domain, listed)) == sum(len(t) for t in resplit)
+
+
 def test_a_changed_chunk_embeds_only_its_new_sentences(tmp_path: Path, fake: FakeOpenAI) -> None:
     domain = configured(init_domain("campus", tmp_path), fake.base_url)
     build_sentences(domain, chunks(), progress=False)

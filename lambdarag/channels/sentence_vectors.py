@@ -9,7 +9,8 @@ Layout of index/sentences/ (published atomically by manifest.publish, like a cha
     keys.npy       uint64 (m,): each row's sentence digest, checked at read time (a sentence split otherwise
                    since the build is left out, never misread; rebuild after changing the split)
     ids.json       chunk ids
-    manifest.json  embedding backend, model, dim and passage prefix, chunks_hash
+    manifest.json  embedding backend, model, dim and passage prefix, chunks_hash, and (extra "sentences") one
+                   digest of every sentence's cache key: the same index is not written again
 
 Built in the vectors step after the vector channel when embedding.sentences is true, through an embedding cache of
 its own (index/.vector-cache/<backend>-<model>-<dim>-<tag>-sentences/, so neither cache's compaction drops the
@@ -91,6 +92,11 @@ def _build(domain: Domain, chunks: Sequence[Chunk], texts: Sequence[Sequence[str
     prefix = domain.config.embedding.passage_prefix
     flat = [t for sentences in texts for t in sentences]
     keys = [passage_key(prefix, t) for t in flat]
+    made, digest = params(domain, embedder), _sentences_hash(keys)
+    if _up_to_date(domain, made, chunks_hash(chunks), digest):
+        model = f"{embedder.name}/{embedder.model}/{embedder.dim}"
+        detail = f"{len(flat)} sentences, 0 embedded (index up to date), {model}"
+        return BuildResult(NAME, len(flat), time.monotonic() - start, reused=len(flat), detail=detail)
     folder = EmbeddingCache.folder_for(domain.index_dir, embedder.name, embedder.model, embedder.dim)
     with EmbeddingCache(folder.with_name(folder.name + "-" + NAME), embedder.dim).opened() as cache:
         todo = dict((k, t) for k, t in zip(keys, flat, strict=True) if k not in cache.rows)
@@ -105,12 +111,27 @@ def _build(domain: Domain, chunks: Sequence[Chunk], texts: Sequence[Sequence[str
             np.save(out / "offsets.npy", offsets)
             np.save(out / "keys.npy", np.array([sentence_digest(t) for t in flat], dtype=np.uint64))
             (out / "ids.json").write_text(json.dumps([c.chunk_id for c in chunks], ensure_ascii=False), "utf-8")
-            return Manifest(NAME, FORMAT_VERSION, params(domain, embedder), counts, chunks_hash(chunks))
+            return Manifest(NAME, FORMAT_VERSION, made, counts, chunks_hash(chunks), extra={"sentences": digest})
 
         publish(domain.index_dir, NAME, write)
         cache.compact(set(keys))
     detail = f"{len(flat)} sentences, {len(todo)} embedded, {embedder.name}/{embedder.model}/{embedder.dim}"
     return BuildResult(NAME, len(flat), time.monotonic() - start, reused=len(flat) - len(todo), detail=detail)
+
+
+def _sentences_hash(keys: Sequence[bytes]) -> str:
+    """One digest of every sentence's cache key in order: the same chunks split otherwise give another."""
+    return hashlib.sha256(b"".join(keys)).hexdigest()
+
+
+def _up_to_date(domain: Domain, made: dict[str, object], chunks_digest: str, digest: str) -> bool:
+    """Whether the published index holds these sentences of these chunks, embedded with these parameters (then
+    nothing is embedded, written or published again), as the vector channel's own check does for its chunks."""
+    try:
+        _, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION, made, chunks_digest)
+    except (IndexMismatchError, OSError, ValueError):
+        return False
+    return manifest.extra.get("sentences") == digest
 
 
 class SentenceVectors:
