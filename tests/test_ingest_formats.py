@@ -330,6 +330,19 @@ def test_html_drops_scripts_keeps_headings_and_tables(tmp_path: Path) -> None:
     assert [s.path for s in doc.sections] == [("学费",), ("学费", "说明")]
 
 
+def test_a_definition_list_reads_each_term_with_its_description(tmp_path: Path) -> None:
+    page = ("<html><body><p>Numbers:</p><dl class='dl-horizontal'><dt>Volunteer desk</dt><dd>1009</dd>\n"
+            "<dt>EMERGENCY <br />First Aid</dt> <dd>1099</dd><dd>24 hours</dd><dt>报名费</dt><dd>100元</dd>"
+            "<dt>Fee:<dd>$5<dt>Alone</dt></dl><p>After.</p></body></html>")
+    path = tmp_path / "numbers.html"
+    path.write_text(page, encoding="utf-8")
+    assert texts(one(path)) == ["Numbers:", "Volunteer desk: 1009", "EMERGENCY First Aid: 1099", "24 hours",
+                                "报名费：100元", "Fee: $5", "Alone", "After."]
+    shown = texts(markdown(tmp_path, "# Numbers\n\n<dl>\n  <dt>Conduct</dt><dd>1234</dd>\n"
+                           "  <dt>EMERGENCY <br />First Aid</dt><dd><b>1099</b></dd>\n</dl>\n"))
+    assert shown == ["Conduct: 1234\nEMERGENCY First Aid: 1099"], shown
+
+
 def test_csv_with_gb18030_and_semicolons(tmp_path: Path) -> None:
     path = tmp_path / "scores.csv"
     path.write_bytes("专业;最低分;年份\n数学;612;2023\n物理;605;2023\n".encode("gb18030"))

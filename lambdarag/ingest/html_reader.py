@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
+from lambdarag.ingest.definitions import term_label
 from lambdarag.ingest.document import DocBuilder, Document, clean_title
 from lambdarag.ingest.tables import Spans, build_table
 from lambdarag.ingest.text_formats import front_matter_title, read_text
@@ -48,6 +49,8 @@ class _Parser(HTMLParser):
         self._buffer: list[str] = []
         self._tables: list[_TableState] = []
         self._in_caption = False
+        self._in_term = False  # inside a <dt>: its text becomes the label of the description after it
+        self._term: str | None = None  # a term read, waiting for its <dd>
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title":
@@ -66,8 +69,14 @@ class _Parser(HTMLParser):
             self._tables.append(_TableState())
         elif self._tables:
             self._table_start(tag, dict(attrs))
+        elif tag == "br" and self._in_term:
+            self._buffer.append(" ")  # a term broken over two lines is one label
+        elif tag == "dd" and (self._term is not None or self._in_term):  # "<dt>Fee<dd>$5": </dt> may be left out
+            term = self._term if self._term is not None else "".join(self._buffer).strip()
+            self._buffer, self._term, self._in_term = [term_label(term)], None, False
         elif tag in _BLOCK:
             self._flush()
+            self._in_term = tag == "dt"
             if tag == "li":
                 self._buffer.append("- ")
             self._pre += tag == "pre"
@@ -89,6 +98,11 @@ class _Parser(HTMLParser):
             self._table_end()
         elif self._tables:
             self._table_stop(tag)
+        elif tag == "br" and self._in_term:
+            return  # <br/> ends as it starts: the term goes on
+        elif tag == "dt" and self._in_term:
+            self._in_term = False
+            self._term, self._buffer = "".join(self._buffer).strip(), []
         elif tag in _BLOCK:
             self._flush()
             self._pre -= tag == "pre" and self._pre > 0
@@ -116,6 +130,9 @@ class _Parser(HTMLParser):
         self._flush()
 
     def _flush(self) -> None:
+        if self._term:  # a term without a description stands alone
+            self.builder.text(self._term)
+        self._term = None
         text = "".join(self._buffer).strip()
         self._buffer = []
         if text and text != "-":

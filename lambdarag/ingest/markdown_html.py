@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import re
 
+from lambdarag.ingest.definitions import term_label
+
 _BLOCK_TAG = re.compile(r"</?(?:p|div|br|li|ul|ol|dl|dt|dd|tr|td|th|table|thead|tbody|h[1-6]|section|article|"
                         r"blockquote|hr|center|details|summary|figure|figcaption|nav|header|footer)\b[^<>]*/?>",
                         re.IGNORECASE)
@@ -19,6 +21,9 @@ _INLINE_TAG = re.compile(r"</?(?:a|b|i|u|em|strong|span|font|sup|sub|small|big|c
 _COMMENT = re.compile(r"<!--.*?-->")
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]{2,8});")
 _QUOTE_MARKS = re.compile(r"^ {0,3}(?:>\s?)+")
+# a definition list's term and the description right after it: one line "term: description" (ingest/definitions.py)
+_TERM = re.compile(r"<dt\b[^<>]*>(.*?)</dt>\s*<dd\b[^<>]*>", re.IGNORECASE)
+_BREAK = re.compile(r"<br\b[^<>]*/?>", re.IGNORECASE)
 
 
 def markdown_lines(line: str) -> list[str]:
@@ -27,7 +32,8 @@ def markdown_lines(line: str) -> list[str]:
     line = _QUOTE_MARKS.sub("", line)
     if "<" not in line and "&" not in line:
         return [line]
-    text = _INLINE_TAG.sub("", _COMMENT.sub("", line))
+    text = _TERM.sub(lambda m: "<dt>" + term_label(_BREAK.sub(" ", m.group(1))), _COMMENT.sub("", line))
+    text = _INLINE_TAG.sub("", text)
     parts = _BLOCK_TAG.split(text)
     shown = [_read_entities(part).rstrip() for part in parts]
     if len(parts) == 1:

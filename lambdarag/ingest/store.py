@@ -38,7 +38,7 @@ STAGED_STORE_FILE = ".chunks.staged.store"
 STATE_FILE = "state.json"
 DOCS_DIR = "docs"
 STATE_VERSION = 1
-EXTRACTOR_VERSION = 20  # bump when extraction output changes: every file is then redone
+EXTRACTOR_VERSION = 21  # bump when extraction output changes: every file is then redone
 
 def _extract_hint(processed_dir: Path) -> str:
     """The command that fills processed/, naming the domain (processed/ sits in the domain's folder)."""
