@@ -86,6 +86,18 @@ def test_sync_adds_changes_removes_and_reports_failures(domain: Domain, folder: 
     assert third.unchanged == 3 and set(third.failed) == set(second.failed)
 
 
+def test_sync_builds_again_after_an_upgrade_of_the_extractor(domain: Domain, folder: Path) -> None:
+    assert sync_domain(domain, folder).steps
+    state_file = domain.processed_dir / "state.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    state["extractor"] -= 1  # the chunks as an earlier version made them
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    again = sync_domain(domain, folder)
+    assert not (again.added or again.changed or again.removed) and again.steps and again.ok, again.summary()
+    assert json.loads(state_file.read_text(encoding="utf-8"))["extractor"] == state["extractor"] + 1
+    assert sync_domain(domain, folder).steps == []  # up to date: no build
+
+
 def test_sync_source_comes_from_the_option_or_sync_from(domain: Domain, folder: Path) -> None:
     with pytest.raises(InputError, match="no folder to sync from"):
         sync_source(domain, None)

@@ -6,7 +6,9 @@ leave every channel and the wiki pages built only from it go). A file the build 
 empty, over ingest.max_file_mb, content unlike its extension, an unsafe name) is not copied: raw/ keeps its
 previous version, which stays served, and the file is reported failed with its reason, as is a changed file
 whose extraction fails (its previous version stays in the index). The whole sync holds the domain's build lock;
-when its build has committed, the reload generation is bumped so a running server serves it.
+when its build has committed, the reload generation is bumped so a running server serves it. Nothing changed in
+raw/, the build still runs when the chunks were made by another extractor version or chunking (after an upgrade
+or an instance.yml edit), so a scheduled sync brings a domain up to what a fresh build would serve.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from lambdarag.build.steps import StepOutcome, build_domain, ingest_settings
 from lambdarag.channels.buildlock import build_lock
 from lambdarag.config.domain import Domain
 from lambdarag.errors import InputError
+from lambdarag.ingest.run import extraction_outdated
+from lambdarag.ingest.settings import IngestSettings
 from lambdarag.ingest.store import CHUNKS_FILE, read_state
 
 
@@ -86,12 +90,18 @@ def sync_domain(domain: Domain, source_dir: Path, wait_s: float | None = None,
         apply_plan(plan, source_dir, domain.raw_dir)
         report.added, report.changed, report.removed = plan.added, plan.changed, plan.removed
         report.failed, report.unchanged = dict(plan.refused), plan.unchanged
-        if plan.added or plan.changed or plan.removed or not (domain.processed_dir / CHUNKS_FILE).is_file():
+        if plan.added or plan.changed or plan.removed or _outdated(domain, settings):
             report.steps = build_domain(domain, progress=progress, wait_s=wait_s)
             _take_failures(report)
             announce_new_index(domain.root)
         _still_failing(report, domain)
     return report
+
+
+def _outdated(domain: Domain, settings: IngestSettings) -> bool:
+    """Nothing extracted yet, or extracted otherwise than this version and configuration would (an upgrade, a new
+    chunk size): the build runs though raw/ did not change, so the index serves what a fresh build would."""
+    return not (domain.processed_dir / CHUNKS_FILE).is_file() or extraction_outdated(domain.processed_dir, settings)
 
 
 def _still_failing(report: SyncReport, domain: Domain) -> None:

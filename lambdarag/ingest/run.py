@@ -58,6 +58,14 @@ def extract_domain(
         return _Run(raw_dir, processed_dir, settings, stage).execute(wants_bar(progress), workers)
 
 
+def extraction_outdated(processed_dir: Path, settings: IngestSettings) -> bool:
+    """Whether the chunks were made by another extractor version, chunking or limits than ``settings`` give (after an
+    upgrade or an instance.yml edit): an extraction would then redo files that did not change."""
+    state = store.read_state(Path(processed_dir))
+    return (state.extractor != EXTRACTOR_VERSION or state.chunking != settings.chunking_key()
+            or state.limits != settings.limits_key())
+
+
 def scan_raw(raw_dir: Path, follow_symlinks: bool = False) -> dict[str, Path]:
     """Files under raw/ by POSIX path relative to it, sorted; hidden, lock and backup files and tag sidecars
     (<file>.tags, ingest/tags.py) left out.
