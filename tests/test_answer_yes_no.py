@@ -126,3 +126,16 @@ def test_a_chinese_rule_opening_with_its_condition_is_read_by_its_last_clause() 
 def test_the_lead_is_said_in_the_words_of_need_and_permission(modal: str, negative: bool, lead: str) -> None:
     """要 / 得 are answered 需要 / 不需要, 允许 可以 / 不可以, as 可以 and 需要 themselves are."""
     assert yes_no_lead(Need("yesno", modal), "本项目收取费用[1]。", True, refuted=negative) == lead
+
+
+def test_a_support_of_several_items_answers_with_the_item_that_says_what_is_asked() -> None:
+    # the lead-in's list holds a refusal of something else ("Do not leave…"); the item asked of says yes
+    handbook = ("Lab handbook", "Working hours are flexible:\n- Do not leave experiments running overnight "
+                "unattended;\n- Remote work may be requested in special circumstances.\n"
+                "- Holidays follow the university calendar.")
+    answer = answered("My family has an emergency. Can I request to work remotely?", *handbook)
+    assert answer.startswith("Yes") and "Remote work may be requested" in answer
+    # the item asked of refuses: no, whatever the other items allow
+    rules = ("Lab handbook", "Working hours are flexible:\n- You may bring guests during office hours;\n"
+             "- Remote work is not permitted for first-year students.\n- Holidays follow the university calendar.")
+    assert says_no(answered("I'm a first-year student. Can I request to work remotely?", *rules))

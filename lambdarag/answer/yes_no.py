@@ -26,6 +26,7 @@ from lambdarag.answer.opposites import (
     says_opposite,
 )
 from lambdarag.answer.sentences import Scored, ranking_key
+from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
 from lambdarag.text.patterns import CITATION_MARK
@@ -42,6 +43,9 @@ PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support say
 REFUSAL_SHARE = 0.75  # share of the best score a rule refusing what is asked in its own words needs to say no
 PERMISSION = frozenset({"可以", "能", "能够", "允许", "can", "could", "may"})  # modals asking whether one may
 YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
+# where a support of several sentences or list items parts ("…；* 特殊情况者可以申请远程工作。* 事假…",
+# "...budget. You may…"); a "；" alone parts no rule from its exception ("…180天内报销；超过180天的，须…方可受理")
+_PARTS = re.compile(r"(?<=[。！!？?])\s*(?:[*\-•·]\s+)?|(?<=[；;])\s*[*\-•·]\s+|(?<=[.!?])\s+(?=[A-Z*\-•])|\n+")
 
 
 def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: list[str],
@@ -74,15 +78,30 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         return [support, *rest]
     if best.reply:  # its FAQ's reply opening it ("不需要。"): the yes or no it says
         return [_replied(need, best) + support, *rest]
+    # the yes or no is that of the part saying what is asked; the conditions the whole support states still hold
+    conditional = on_condition(question, best.sentence)
+    best = _asked_part(best, question, predicate)
     # "40岁…吗" against "年龄在18至35周岁之间"; a service dog against "No dogs… with the exception of service animals"
     exception = _excepted(question, best.sentence, need)  # a yes on the exception's terms
     outside = figure_outside(question, best.sentence) or exception
     refuted = _refuted(question, best, scored, predicate)
-    conditional = on_condition(question, best.sentence) or exception
-    read = as_asked_free(question, support)
+    conditional = conditional or exception
+    read = as_asked_free(question, best.cited())
     read = as_asked_negated(question, read) if need.english else read
     lead = lead_line(need, read, True, refuted, outside, conditional)
     return [lead + support, *rest]
+
+
+def _asked_part(support: Scored, question: str, predicate: str) -> Scored:
+    """Of a support made of several sentences or list items (a lead-in with its items: "建议如下：* 暑假…（建议不连续
+    长时间脱产…）；* 特殊情况者可以申请远程工作。"), the part that says what is asked, saying most of the question's
+    words: its yes or no is the answer's, not a negation another item holds. A support of one part is itself."""
+    parts = [p.strip() for p in _PARTS.split(support.sentence) if p and p.strip()]
+    if len(parts) < 2:
+        return support
+    wanted = question_grams(question)
+    part = max(parts, key=lambda p: (says_predicate(question, p, predicate), len(wanted & grams(p))))
+    return dataclasses.replace(support, sentence=part)
 
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
