@@ -477,6 +477,9 @@ def test_a_hyphenated_word_of_the_evidence_says_the_question_word_written_whole(
     from lambdarag.text.english import word_stems
 
     assert holds("send an e-mail to the desk", "email") and not holds("send a mail", "email")
+    # and the other way round: the question hyphenates what the evidence writes in two words or one
+    assert holds("no make up exams are given", "make-up") and holds("a makeup exam", "make-up")
+    assert not holds("make the exam up", "make-up")
     assert {"email", "cowork"} <= word_stems("an e-mail to co-workers")
     chunks = {f"hotel#{i}": Chunk(f"hotel#{i}", "hotel", "Hotel", "Hotel > Booking", text) for i, text in enumerate((
         "Please book the hotel only via the link below. At the end of your booking, a confirmation of your booking "

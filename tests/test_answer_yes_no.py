@@ -139,3 +139,11 @@ def test_a_support_of_several_items_answers_with_the_item_that_says_what_is_aske
     rules = ("Lab handbook", "Working hours are flexible:\n- You may bring guests during office hours;\n"
              "- Remote work is not permitted for first-year students.\n- Holidays follow the university calendar.")
     assert says_no(answered("I'm a first-year student. Can I request to work remotely?", *rules))
+
+
+def test_a_word_hyphenated_in_the_question_and_spaced_in_the_rule_is_the_same_word() -> None:
+    # "make-up" asked, "make up" written; "instead" asks nothing of its own
+    exams = ("Exams", "We will have two in-class exams. The midterm takes place during the normal class time.\n"
+             "No make up exams are given, except for medical reasons. For other issues please contact the instructor.")
+    answer = answered("I have a family trip that clashes with the midterm. Can I sit a make-up exam instead?", *exams)
+    assert says_no(answer) and "No make up exams are given" in answer

@@ -37,5 +37,12 @@ def weighted_score(text: str, keywords: Sequence[str], wanted: set[str], weights
 
 
 def holds(haystack: str, keyword: str) -> bool:
-    """Whether the normalised text holds the keyword, also where it hyphenates it ("email" in "an e-mail")."""
-    return keyword in haystack or ("-" in haystack and keyword.isascii() and keyword in haystack.replace("-", ""))
+    """Whether the normalised text holds the keyword, also where one of them hyphenates it: "email" in "an e-mail",
+    "make-up" in "no make up exams" or "a makeup exam"."""
+    if keyword in haystack:
+        return True
+    if not keyword.isascii():
+        return False
+    if "-" in keyword:
+        return keyword.replace("-", " ") in haystack or keyword.replace("-", "") in haystack
+    return "-" in haystack and keyword in haystack.replace("-", "")
