@@ -34,6 +34,18 @@ def test_lines_of_a_text_filled_to_a_narrow_width_are_sentences_again() -> None:
     assert unwrapped_lines(FILLED.replace("2.1 of this License.", "2. Definitions"))[-1] == "2. Definitions"
 
 
+def test_a_line_ending_in_a_web_address_ends_there() -> None:
+    faq = ("How do I program my PCB?\n"
+           "    Our PCBs are programmed using VIA, a desktop application that allows on-the-fly key-remapping without "
+           "having to flash your PCB. You can download the latest release at https://example.com/\n"
+           "How do I clean my board?\n"
+           "    Use some warm water and a drop or two of soap.\n")
+    lines = unwrapped_lines(faq)
+    assert lines[1].endswith("https://example.com/") and lines[2] == "How do I clean my board?"
+    # an address a wrapped sentence goes on after still opens its next line in lower case, and runs on
+    assert unwrapped_lines(FILLED.replace("principal\n", "https://example.com/\n"))[0].endswith("provisions.")
+
+
 def test_chinese_fills_its_lines_to_the_character_a_shorter_line_ended_there() -> None:
     text = ("在继续做好一年级学生暑期程序设计综合训练工作基础上加强实践和实验性课程的建设并\n"
             "完善实践教学体系，提高学生动手能力和创新能力，形成有特色的实践教学模式与评价\n"

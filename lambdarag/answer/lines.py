@@ -30,6 +30,9 @@ LIST_ITEM_MAX_CHARS = 24
 _LIST_LABEL = re.compile(r"^[^。！？!?]{1,30}[：:]$")
 _NOT_ITEM = re.compile(r"[。！？!?；;，,、]$")  # a clause, not a listed item
 _LAST_WORD = re.compile(r"([A-Za-z]+)$")
+# a line ending in a web address ends where its writer ended it: an address is never broken at the width, and what
+# followed it on a wrapped line would open the next one in lower case (runs_on)
+_ADDRESS_END = re.compile(r"(?:https?://|www\.)\S+$", re.IGNORECASE)
 # words an English sentence never ends with: articles, prepositions, conjunctions
 _NEVER_LAST = frozenset({"a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto",
                          "via", "per", "and", "or", "nor", "but", "than", "as"})
@@ -109,19 +112,22 @@ def wrapped(line: str, width: int) -> bool:
     """Whether ``line`` was broken by the text's ``width``: it fills the width and no punctuation closes it. Text
     written in words (a line ending in a Latin letter or digit) breaks before a word that did not fit, which at a
     narrow width (a text file filled to 72 columns) is a large share of the line: a line ending where at most
-    ``WORD_ROOM`` characters would not fit still fills it."""
+    ``WORD_ROOM`` characters would not fit still fills it. One ending in a web address is not wrapped ("…learn more
+    at https://example.com/" then the FAQ's next question)."""
     fills = width * WRAP_WIDTH_SHARE
     if line[-1:].isascii():
         fills = min(fills, width - WORD_ROOM)
-    return len(line) >= max(WRAPPED_MIN_CHARS, fills) and not line.endswith(CLOSED)
+    return len(line) >= max(WRAPPED_MIN_CHARS, fills) and not line.endswith(CLOSED) and not _ADDRESS_END.search(line)
 
 
 def runs_on(last: str, line: str) -> bool:
     """Whether an English sentence its writer's editor wrapped runs on from ``last`` to ``line``: ``last`` ends in
-    a word (or "=") and ``line`` opens in lower case or with a figure, whatever the text's width (a few long lines
-    in a chunk raise the width that ``wrapped`` reads: "…body mass index, average blood" / "pressure, and six…");
+    a word (or "=", or a web address) and ``line`` opens in lower case or with a figure, whatever the text's width
+    (a few long lines in a chunk raise the width that ``wrapped`` reads: "…body mass index, average blood" /
+    "pressure, and six…");
     or ``last`` ends in a word no sentence ends with ("…reports the vulnerability on" / "HackerOne. Issues…")."""
-    if len(last) < WRAPPED_MIN_CHARS or not last[-1:].isascii() or not (last[-1:].isalpha() or last.endswith("=")):
+    ends_word = last[-1:].isalpha() or last.endswith("=") or _ADDRESS_END.search(last) is not None
+    if len(last) < WRAPPED_MIN_CHARS or not last[-1:].isascii() or not ends_word:
         return False
     if _opens_its_item(line):
         return False
