@@ -668,6 +668,10 @@ def test_a_count_question_is_answered_by_a_number_in_the_measure_it_asks_for() -
     assert counted_in("天").search("1000千米为2日") and counted_in("日").search("三天内办结")
     assert not counted_in("天").search("自5月2日起") and counted_in("周").search("两个星期")
     assert not counted_in("家").search("70余人参加会议")
+    # people asked with the general classifier (几个人) are counted in 人, 名 or 位, not in another measure
+    assert asked_measure("一支队伍要几个人？") == "人" and asked_measure("有几个学院？") == "个"
+    assert all(counted_in("人").search(s) for s in ("每组3人", "招收10名研究生", "3位老师", "三个人一组"))
+    assert not counted_in("人").search("每组会出现3支队伍")
     # English: the noun counted after "of the", a number in words
     assert asked_measure("How many of the principal authors must be listed?") == "principal"
     assert counted_in("principal").search("together with at least five of the principal authors")

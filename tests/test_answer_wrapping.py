@@ -46,6 +46,16 @@ def test_a_line_ending_in_a_web_address_ends_there() -> None:
     assert unwrapped_lines(FILLED.replace("principal\n", "https://example.com/\n"))[0].endswith("provisions.")
 
 
+def test_a_list_item_over_one_sub_item_names_its_field() -> None:
+    from lambdarag.answer.lines import labelled_items
+
+    rules = ["* 人数", "  * 目标人数210人", "* 队伍情况", "  * 每组3人", "* 参与流程", "* 组队报名参加比赛",
+             "- Team size", "  - 3 members", "- Prizes", "  - First: $500", "  - Second: $200"]
+    assert labelled_items(rules) == ["* 人数：目标人数210人", "* 队伍情况：每组3人", "* 参与流程", "* 组队报名参加比赛",
+                                     "- Team size: 3 members", "- Prizes", "  - First: $500", "  - Second: $200"]
+    assert unwrapped_lines("* 队伍情况\n  * 每组3人\n") == ["* 队伍情况：每组3人"]
+
+
 def test_chinese_fills_its_lines_to_the_character_a_shorter_line_ended_there() -> None:
     text = ("在继续做好一年级学生暑期程序设计综合训练工作基础上加强实践和实验性课程的建设并\n"
             "完善实践教学体系，提高学生动手能力和创新能力，形成有特色的实践教学模式与评价\n"

@@ -75,7 +75,8 @@ _SPAN = re.compile(f"{DURATION.pattern}|{_LENGTH.pattern}", re.IGNORECASE)  # a 
 _OFTEN = re.compile(f"{FREQUENCY.pattern}|{DURATION.pattern}", re.IGNORECASE)  # a frequency or a period
 # The measure word a count question names ("多少家", "几所", "前多少名"): a sentence with a number in that measure
 # answers it, other amounts do not. 多少钱 is answered in yuan (AMOUNT); 几乎 asks nothing.
-_ASKED_MEASURE = re.compile(r"(?:多少|几)([\u4e00-\u9fff])")
+# the measure asked; the general classifier 个 before 人 counts people ("几个人" -> 人, stated "3人", "3名")
+_ASKED_MEASURE = re.compile(r"(?:多少|几)(?:个(?=人))?([\u4e00-\u9fff])")
 # "How many members", "How many of the principal authors": the noun counted (after "of the")
 # ... or after "the most" when it counts ("the most children I can have", not "the most memory")
 _ASKED_MEASURE_EN = re.compile(r"\bhow many\s+(?:of\s+(?:the|its|their|our|your|these|those)\s+)?([A-Za-z]{3,})"
@@ -168,8 +169,9 @@ def asked_measure(question: str) -> str:
     return m.group(1) if m.group(1) not in _NOT_MEASURES else ""
 
 
-# a measure written another way for the same unit: days asked in 天 are stated in 日 as often, and the other way round
-_SAME_MEASURE = {"天": "日", "日": "天", "星期": "周", "周": "(?:个)?星期", "小时": "钟头"}
+# a measure written another way for the same unit: days asked in 天 are stated in 日 as often, and the other way round;
+# people asked in 人 are counted in 名 or 位 ("招收10名", "3位老师") as often
+_SAME_MEASURE = {"天": "日", "日": "天", "星期": "周", "周": "(?:个)?星期", "小时": "钟头", "人": "(?:个人|名|位)"}
 
 
 @functools.lru_cache(maxsize=256)

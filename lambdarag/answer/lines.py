@@ -37,6 +37,8 @@ _ADDRESS_END = re.compile(r"(?:https?://|www\.)\S+$", re.IGNORECASE)
 _NEVER_LAST = frozenset({"a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto",
                          "via", "per", "and", "or", "nor", "but", "than", "as"})
 _OPENING_MARKS = "*_`\"'“‘"  # emphasis, code and quotes a word may open with (not "(a)", a lettered item)
+_ITEM_AT = re.compile(r"^(\s*)[-•·*+]\s+(.*)$")  # an item with its indentation (group 1) and its text
+LABEL_MAX_CHARS = 30  # an item this long or longer says something; shorter, above one sub-item, it names a field
 BULLET = re.compile(r"^[-•·*]\s")  # the mark of an item written without a full stop ("*10.33" is no item)
 _ITEM_CLOSED = (".", ";", ",", ":", "!", "?")  # an English item ending in one needs no ";" after it
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$")
@@ -70,7 +72,7 @@ def unwrapped_lines(body: str) -> list[str]:
     PDF and some HTML extraction break sentences at the page's line width, or around links and emphasis ("近日，\n
     某团队\n在…领域取得进展"); a sentence cut there is a fragment that no longer holds its own subject.
     """
-    lines = body.splitlines()
+    lines = labelled_items(body.splitlines())
     width = line_width(lines)
     out: list[str] = []
     last, inside = "", False  # the previous physical line (out[-1] may hold several); an opened sentence
@@ -97,6 +99,31 @@ def unwrapped_lines(body: str) -> list[str]:
             inside = False
         last = line
     return [line for line in out if line]
+
+
+def labelled_items(lines: Sequence[str]) -> list[str]:
+    """A list item naming a field ("* 队伍情况", "- Team size") whose one sub-item, indented under it, is its value
+    ("  * 每组3人") as one item "* 队伍情况：每组3人": the nesting said whose value it is, and the lines lose it when
+    they are read without their indentation. A label with several sub-items leads a list, which is left as it is."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        label, value = _ITEM_AT.match(lines[i]), _ITEM_AT.match(lines[i + 1]) if i + 1 < len(lines) else None
+        after = _ITEM_AT.match(lines[i + 2]) if i + 2 < len(lines) else None
+        if label is None or value is None or len(value.group(1)) <= len(label.group(1)) \
+                or (after is not None and len(after.group(1)) >= len(value.group(1))):
+            out.append(lines[i])
+            i += 1
+            continue
+        name = label.group(2).strip()
+        if not name or len(name) > LABEL_MAX_CHARS or name.endswith(CLOSED):
+            out.append(lines[i])
+            i += 1
+            continue
+        colon = "：" if has_cjk(name[-1]) else ": "
+        out.append(f"{lines[i][:label.end(1)]}{lines[i].lstrip()[0]} {name}{colon}{value.group(2).strip()}")
+        i += 2
+    return out
 
 
 def spaced(last: str, line: str) -> bool:
