@@ -78,18 +78,21 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
         return [support, *rest]
     if best.reply:  # its FAQ's reply opening it ("不需要。"): the yes or no it says
         return [_replied(need, best) + support, *rest]
-    # the yes or no is that of the part saying what is asked; the conditions the whole support states still hold
-    conditional = on_condition(question, best.sentence)
-    best = _asked_part(best, question, predicate)
+    return [_read_lead(question, best, scored, need, predicate) + support, *rest]
+
+
+def _read_lead(question: str, support: Scored, scored: Sequence[Scored], need: Need, predicate: str) -> str:
+    """The yes or no the support says, read from its part saying what is asked (answer/yes_no._asked_part); the
+    conditions the whole support states still hold."""
+    conditional = on_condition(question, support.sentence)
+    part = _asked_part(support, question, predicate)
     # "40岁…吗" against "年龄在18至35周岁之间"; a service dog against "No dogs… with the exception of service animals"
-    exception = _excepted(question, best.sentence, need)  # a yes on the exception's terms
-    outside = figure_outside(question, best.sentence) or exception
-    refuted = _refuted(question, best, scored, predicate)
-    conditional = conditional or exception
-    read = as_asked_free(question, best.cited())
+    exception = _excepted(question, part.sentence, need)  # a yes on the exception's terms
+    outside = figure_outside(question, part.sentence) or exception
+    refuted = _refuted(question, part, scored, predicate)
+    read = as_asked_free(question, part.cited())
     read = as_asked_negated(question, read) if need.english else read
-    lead = lead_line(need, read, True, refuted, outside, conditional)
-    return [lead + support, *rest]
+    return lead_line(need, read, True, refuted, outside, conditional or exception)
 
 
 def _asked_part(support: Scored, question: str, predicate: str) -> Scored:
