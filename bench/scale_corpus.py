@@ -85,7 +85,7 @@ def _demo_source() -> Source:
         generate(Path(tmp))
         texts = [text for p in sorted(Path(tmp).rglob("*")) if p.suffix in (".md", ".txt")
                  and (text := _utf8(p))]
-    from lambdarag.text.tokenizer import words as cut
+    from lambdarag.text.segment import words as cut
 
     counts: Counter[str] = Counter()
     lengths, titles = [], []

@@ -133,6 +133,15 @@ def test_keywords_join_runs_of_single_characters() -> None:
     assert Tokenizer().keywords("鹏的职业") == ["职业"]  # a lone character still counts only when nothing else does
 
 
+def test_keywords_cut_a_long_run_of_unknown_characters_and_no_run_crosses_a_name_s_dot() -> None:
+    tok = Tokenizer()
+    # an unknown name runs on into the verb after it; the HMM cuts them apart, so the name is found in a text
+    assert tok.keywords("柯岚峰打什么位置？") == ["柯岚峰", "位置"]
+    # a foreign name is written with a dot between its parts: each part is a keyword, as the text writes it
+    assert tok.keywords("卡洛斯·佩雷拉是哪国人？")[:2] == ["卡洛斯", "佩雷拉"]
+    assert tok.tokens("柯岚峰打什么位置？") == ["柯", "岚", "峰", "打", "位置"]  # index tokens: dictionary words only
+
+
 def test_keywords_no_run_across_a_function_character_and_no_word_of_a_question_asked_both_ways() -> None:
     tok = Tokenizer()
     assert tok.keywords("网购无理由退货寄回去的运费") == ["网购", "理由", "退货", "回去", "运费"]  # not "网购无"

@@ -13,7 +13,8 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.graph.english import english_entities
 from lambdarag.text.people import person_names
-from lambdarag.text.tokenizer import has_cjk, words
+from lambdarag.text.segment import words
+from lambdarag.text.tokenizer import has_cjk
 
 ROLE_GAP = 3  # characters at most between the role and the name ("院长、教授某某", "某某院长")
 _ROLE_BEFORE = re.compile(cues.ROLE_BEFORE)

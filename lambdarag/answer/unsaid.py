@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem, word_stems
-from lambdarag.text.tokenizer import has_cjk, stopwords, words
+from lambdarag.text.segment import words
+from lambdarag.text.tokenizer import has_cjk, stopwords
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 # a breadcrumb section that asks ("… > Can I choose a Mac?", "… > 居住证办理需要多长时间？"): an FAQ's question,

@@ -20,7 +20,7 @@ from lambdarag.models.llm import LLMClient
 from lambdarag.query import english_follow_up
 from lambdarag.query.expand import strip_courtesy
 from lambdarag.records import Turn
-from lambdarag.text.tokenizer import words
+from lambdarag.text.segment import words
 
 DEFAULT_PROMPT = (
     "以下是对话历史：\n{history}\n\n请把最后的追问改写成一个不依赖上下文、完整独立的问题，只输出改写后的问题。\n"

@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import logging
 import re
 import sys
 import unicodedata
@@ -29,10 +28,12 @@ from importlib import resources
 from typing import NamedTuple
 
 from lambdarag.text import english
+from lambdarag.text.segment import HMM, Segmenter, backend_name, segmenter
 from lambdarag.text.terms import TermIndex
 
+UNKNOWN_RUN = 3  # single unknown characters in a run this long are cut by the HMM for keywords (two stay a name)
+_NAME_BREAK = re.compile(r"[·・‧•。、「」『』《》【】“”‘’]")  # marks no keyword runs across (NFKC keeps them)
 TOKENIZER_VERSION = 6  # bump when the token rules or the stopword list change: BM25 indexes record it
-HMM = False  # dictionary-only segmentation: deterministic per word, identical in rjieba and jieba
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
 _UNIT_RE = r"\d+[年月日号届级]"
@@ -59,7 +60,6 @@ _SENTENCE_RE = re.compile(
     r"""[^。！？；!?\n]*?(?:[。！？；!?]+|\.(?=\s|$)|\n|$)[”’」』)）"'》]*""",
 )
 
-Segmenter = Callable[[str], list[str]]
 # a place and its administrative division: 2-3 characters before 省/市/县/区, or before (an ethnic name and) 自治区…
 _DIVISION = re.compile(r"^([\u4e00-\u9fff]{2,3}?)(?:[\u4e00-\u9fff]{1,3}族)?(?:自治区|自治州|自治县|特别行政区)$"
                        r"|^([\u4e00-\u9fff]{2,3})[省市县区]$")
@@ -124,51 +124,6 @@ def stopwords() -> frozenset[str]:
     return frozenset(line.strip() for line in raw.splitlines() if line.strip() and not line.startswith("#"))
 
 
-@functools.cache
-def backend_name() -> str:
-    """Segmenter library in use with its version, e.g. 'rjieba-0.2.2' (same choice as _segmenter)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        import rjieba  # noqa: F401
-    except ImportError:
-        name = "jieba"
-    else:
-        name = "rjieba"
-    try:
-        return f"{name}-{version(name)}"
-    except PackageNotFoundError:
-        return name
-
-
-@functools.lru_cache(maxsize=16)
-def _segmenter(terms: frozenset[str]) -> Segmenter:
-    """A fresh jieba-compatible segmenter with ``terms`` added; cached because loading the dictionary costs ~0.2 s."""
-    try:
-        import rjieba
-    except ImportError:  # no wheel for this platform: pure-Python jieba has the same dictionary
-        return _jieba_segmenter(terms)
-    seg = rjieba.Jieba()
-    for term in sorted(terms):  # sorted: add_word frequencies may depend on earlier additions
-        seg.add_word(term, None, None)
-    return functools.partial(seg.cut, hmm=HMM)
-
-
-def words(text: str) -> list[str]:
-    """The text cut into words with the default dictionary, as written (no normalisation, nothing dropped)."""
-    return list(_segmenter(frozenset())(text))
-
-
-def _jieba_segmenter(terms: frozenset[str]) -> Segmenter:
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    seg = jieba.Tokenizer()
-    for term in sorted(terms):
-        seg.add_word(term)
-    return functools.partial(seg.lcut, HMM=HMM)
-
-
 def identifier_forms(ident: str) -> list[str]:
     """An identifier whole, then its letter runs, numbers and digit runs: 'va004' -> va004, va, 004."""
     forms = [ident]
@@ -198,7 +153,8 @@ class Tokenizer:
         self.name = (f"lambdarag-text-{TOKENIZER_VERSION}/{backend_name()}/hmm={'on' if HMM else 'off'}"
                      f"/{english.STEMMER_NAME}")
         self._words_added = frozenset(t for t in clean if not _ASCII_ALNUM_RE.search(t))
-        self._segment = _segmenter(self._words_added)
+        self._segment = segmenter(self._words_added)
+        self._unknown = segmenter(self._words_added, True)  # a run of unknown characters cut by jieba's HMM
         self._parts: dict[str, list[str]] = {}
         # Terms with Latin letters or digits would be cut apart by the identifier rule: they are matched first.
         self._mixed = TermIndex(t for t in clean if _ASCII_ALNUM_RE.search(t))
@@ -218,8 +174,10 @@ class Tokenizer:
         one keyword.
         """
         asked = EITHER_WAY.sub("，", normalize(text))  # "能不能", "需不需要" ask yes or no: no content word
-        scanned = self._scan(asked, _Emit(False, frozenset(), frozenset()))
-        words = [t for t in _join_single_runs(scanned, self._stop) if t not in self._stop]
+        words: list[str] = []
+        for part in _NAME_BREAK.split(asked):  # "卡洛斯·佩雷拉": two words, as the text writes them apart
+            scanned = self._scan(part, _Emit(False, frozenset(), frozenset()))
+            words += [t for t in _join_single_runs(scanned, self._stop, self._unknown) if t not in self._stop]
         unique = list(dict.fromkeys(words))
         longer = [w for w in unique if len(w) > 1]
         return longer or unique
@@ -297,7 +255,7 @@ class Tokenizer:
     def _default_parts(self, word: str) -> list[str]:
         parts = self._parts.get(word)
         if parts is None:
-            cut = filter(_is_content, _segmenter(frozenset())(word))
+            cut = filter(_is_content, segmenter(frozenset())(word))
             parts = self._parts[word] = [p for p in cut if p != word]
         return parts
 
@@ -343,20 +301,40 @@ EITHER_WAY = re.compile(r"可不可以|需不需要|应不应该|应不应当|�
 _FUNCTION_CHARACTERS = frozenset("里后去来无没在把被给从对和与或就都也还又才再得地着过了将及其而但则且即")
 
 
-def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str]) -> list[str]:
+def _join_single_runs(words: Sequence[str], stop: frozenset[str] | set[str],
+                      unknown: Segmenter | None = None) -> list[str]:
     """Adjacent single CJK characters that are not stopwords or function characters joined into one word:
-    赵 鹏 的 → 赵鹏 的; 网 购 无 → 网购 无."""
+    赵 鹏 的 → 赵鹏 的; 网 购 无 → 网购 无. A longer run is cut by ``unknown`` (jieba's HMM) where given: the
+    dictionary knows none of its words, and a name it does not know runs on into the verb after it (柯 岚 峰 打 →
+    柯岚峰 打, not 柯岚峰打, which no text holds)."""
     out: list[str] = []
     run: list[str] = []
     for word in [*words, ""]:
         if len(word) == 1 and _CJK_RE.match(word) and word not in stop and word not in _FUNCTION_CHARACTERS:
             run.append(word)
             continue
-        if run:
+        if len(run) >= UNKNOWN_RUN and unknown is not None:
+            out.extend(_cut_unknown("".join(run), word, unknown))
+        elif run:
             out.extend(["".join(run)] if len(run) > 1 else run)
-            run = []
+        run = []
         if word:
             out.append(word)
+    return out
+
+
+def _cut_unknown(run: str, after: str, unknown: Segmenter) -> list[str]:
+    """The words the HMM cuts ``run`` into, read with the word ``after`` it (the verb closing a name reads as one
+    before 于 or 的), each cut at the run's end."""
+    out: list[str] = []
+    pos = 0
+    for piece in unknown(run + after):
+        if pos >= len(run):
+            break
+        kept = piece[: len(run) - pos]
+        pos += len(piece)
+        if kept.strip():
+            out.append(kept)
     return out
 
 
