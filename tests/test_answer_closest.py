@@ -142,3 +142,21 @@ def test_a_person_answer_from_slots_offers_the_nearest_sentence_after_its_lines(
     nearness = {"借款逾期未还的，由财务处从工资中扣回。": 0.92, "报账大厅周一至周五开放。": 0.5}
     offered = extractive_answer(question, dataclasses.replace(packed, nearness=nearness), "person", PERSON, ["借款"])
     assert offered == plain + "借款逾期未还的，由财务处从工资中扣回[2]。"
+
+
+def test_an_english_answer_offers_the_nearest_sentence_second_where_the_budget_still_holds_it() -> None:
+    everything = [*PICKED, *OTHERS]
+    assert [s.sentence for s in by_meaning(PICKED, everything, {"戊": 0.9}, None, second=True)] == ["甲", "戊", "乙"]
+    rules = {"rules#1": chunk("rules#1", "Contest rules", (
+        "The contest is to design the logic for one cell of the game of Life using only small chips from the 74xx "
+        "family, and the design must be purely combinatorial with no clock required at all. "
+        "Designs for the contest are judged by the number of chip packages they use, the fewest packages winning, "
+        "and ties in the contest are broken by the earliest design received. "
+        "Each design for the contest must be published under an open license of your choice. "
+        "Entries come as a link in a direct message.")), "faq#1": chunk("faq#1", "FAQ", "Other questions go here.")}
+    packed = pack({}, ["rules#1", "faq#1"], [], rules, max_chars=3500)
+    question = "How do I actually send in my design for the Life contest?"
+    nearness = {s: 0.5 for text in (c.text for c in rules.values()) for s in chunk_sentences(text)}
+    near = dataclasses.replace(packed, nearness={**nearness, "Entries come as a link in a direct message.": 0.9})
+    answer = extractive_answer(question, near, "fact", {}, ["send", "design", "life", "contest"])
+    assert "Entries come as a link in a direct message[1]." in answer, answer

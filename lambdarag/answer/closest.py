@@ -11,6 +11,11 @@ within the length budget, never displacing one of them (an answer they make whol
 - then the best sentence of the evidence chunk the dense channel ranked first (``Packed.closest``), when none of
   them is from that chunk (the nearest one may be: it still offers its best).
 
+In an English answer they come second, after the first sentence chosen by its words: an English sentence is two or
+three times a Chinese one's length, so last they were cut by the budget, and the English word scorer (stems of the
+question's words, the page's subject among them) leads with them less reliably than character pairs do in Chinese
+(measured: moved up in Chinese answers too, DomainRAG lost three hits).
+
 No model call beyond retrieval's. Pure functions.
 """
 
@@ -53,9 +58,10 @@ def nearest_unsaid(scored: Sequence[Scored], nearness: Mapping[str, float], said
 
 
 def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Mapping[str, float],
-               n: int | None) -> list[Scored]:
+               n: int | None, second: bool = False) -> list[Scored]:
     """``picked`` with what the dense reading offers, each judged against ``picked`` alone: the nearest sentence,
-    then chunk ``n``'s best (when it is not that one)."""
+    then chunk ``n``'s best (when it is not that one); after all of ``picked``, or with ``second`` right after the
+    first of them (an English answer: its budget holds two or three sentences, and the last offered was cut)."""
     offered = with_nearest(picked, scored, nearness)
     closest = with_closest(picked, scored, n)[len(picked):]
     # the closest chunk's best, unless said already or holding what is (the nearest one may be a clause of it)
@@ -63,7 +69,8 @@ def by_meaning(picked: Sequence[Scored], scored: Sequence[Scored], nearness: Map
     # a lead-in offered ("Submit a mileage log including:") comes with the items it announces, as a picked one does;
     # alone after some of them ("- Calling us at…", then "You can renew by:") it adds nothing
     extra = [s for s in offered[len(picked):] if not any(i in picked for i in announced(s, scored))]
-    return [*picked, *with_next(extra, scored, "")]
+    offered_lines = with_next(extra, scored, "")
+    return [*picked[:1], *offered_lines, *picked[1:]] if second else [*picked, *offered_lines]
 
 
 def closest_number(closest: str | None, numbers: Mapping[str, int]) -> int | None:

@@ -153,7 +153,7 @@ def _answer_lines(question: str, packed: Packed, intent: str, slots: dict[str, A
     if not lines:
         leading = _clause_answers(question, packed, intent, keywords, scored)
         picked = best_sentences(question, scored, intent, sentences=sentences, leading=leading)
-        return [s.cited() for s in by_meaning(picked, scored, packed.nearness, closest)]
+        return [s.cited() for s in by_meaning(picked, scored, packed.nearness, closest, need.english)]
     # another document's sentence leads only when the slots lack the aspect asked (the steps asked, the steps held)
     lead = _better_elsewhere(scored, slots, numbers) if intent in LEAD_INTENTS and not _holds_asked(written, need) \
         else []
