@@ -534,3 +534,14 @@ def test_asked_whether_a_thing_is_free_a_sentence_saying_no_charge_answers_yes()
         "Parking > Weekends", "There is no charge for parking in the visitor lot on Sundays."), "fact", {},
         ["pay", "parking", "sundays"])
     assert answer.startswith("No[1]."), answer  # asked whether one pays, the same sentence says no
+
+
+def test_an_english_keyword_is_held_in_another_form_of_its_word() -> None:
+    from lambdarag.answer.rarity import rarity_weights, weighted_score
+
+    rule = "other logic families (including cd4000) are acceptable subject to the other rules."
+    assert weighted_score(rule, ["accepted", "families"], set(), [1.0, 1.0]) == 0.5  # both words, half the blend
+    assert weighted_score(rule, ["accepted", "chips"], set(), [1.0, 1.0]) == 0.25
+    # and a piece holding it in another form counts for its rarity
+    assert rarity_weights(["hotels"], ["the hotel rate", "the hotel address", "parking"]) == \
+        rarity_weights(["hotel"], ["the hotel rate", "the hotel address", "parking"])
