@@ -254,3 +254,23 @@ def test_tune_split_must_be_a_fraction(tmp_path: Path, capsys: pytest.CaptureFix
     dataset = write_dataset(tmp_path / "tiny")
     assert main(["eval", "--dataset", str(dataset), "--tune-split", "1.5"]) == 2
     assert "--tune-split 1.5: must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_the_persistent_eval_cache_keeps_the_sentence_vectors_too(tmp_path: Path) -> None:
+    import hashlib
+
+    import numpy as np
+
+    from lambdarag.channels.vector import EmbeddingCache
+    from lambdarag.config.domain import open_domain
+    from lambdarag.evaluation.workspace import merge_cache_out, vector_cache_dir
+
+    (tmp_path / "kb" / "d").mkdir(parents=True)
+    domain = open_domain("d", tmp_path / "kb")
+    names = ["local-e5-small-4-abcd1234", "local-e5-small-4-abcd1234-sentences"]  # the chunks', the sentences'
+    for i, name in enumerate(names):
+        with EmbeddingCache(vector_cache_dir(domain) / name, 4).opened() as cache:
+            cache.append([hashlib.sha256(f"{name}{k}".encode()).digest() for k in range(i + 2)],
+                         np.full((i + 2, 4), 0.5, dtype=np.float32))  # unit length, as stored
+    assert merge_cache_out(domain, tmp_path / "persistent") == 2 + 3
+    assert sorted(p.name for p in (tmp_path / "persistent" / "vector-cache").iterdir()) == names

@@ -75,6 +75,9 @@ def merge_cache_out(domain: Domain, cache_dir: Path) -> int:
     return added
 
 
+_CACHE_FOLDER = re.compile(r"-(\d+)-[^-]+(?:-sentences)?$")
+
+
 def _merge_folder(source: Path, target: Path) -> int:
     from lambdarag.channels.vector import EmbeddingCache
 
@@ -91,9 +94,10 @@ def _merge_folder(source: Path, target: Path) -> int:
 
 
 def _folder_dim(name: str) -> int | None:
-    """The dimension in a cache folder name "<backend>-<model>-<dim>-<tag>"."""
-    parts = name.rsplit("-", 2)
-    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+    """The dimension in a cache folder name "<backend>-<model>-<dim>-<tag>", the sentence vectors' cache with its
+    "-sentences" after it (channels/sentence_vectors.py)."""
+    m = _CACHE_FOLDER.search(name)
+    return int(m.group(1)) if m else None
 
 
 def write_instance(domain: Domain, overrides: Mapping[str, Any]) -> Domain:
