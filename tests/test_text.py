@@ -319,3 +319,15 @@ def test_a_question_naming_a_province_with_its_division_meets_a_title_naming_it_
     assert "山东" in tokenizer.tokens("推荐中学名单（山东）")
     # keywords (overlap, matching by substring) keep the word as written: 山东 is inside 山东省 already
     assert "山东" not in tokenizer.keywords("山东省第一所推荐的中学是哪所？")
+
+
+def test_traditional_characters_meet_their_simplified_forms() -> None:
+    from lambdarag.answer.needs import question_need
+    from lambdarag.text.script import simplified
+
+    assert normalize("門禁卡") == normalize("门禁卡") and simplified("鎖匠，ABC") == "锁匠，ABC"
+    rule = "住戶若需增購門禁卡片，須由區分所有權人本人親自至管理中心辦理，不得私自委請鎖匠製作。"
+    keywords = Tokenizer().keywords("门禁卡不够用，能不能找锁匠多配一张？")
+    assert {"门禁卡", "锁匠"} <= set(keywords) and keyword_overlap(["门禁卡", "锁匠"], rule) == 1.0
+    assert Tokenizer().tokens("門禁卡") == Tokenizer().tokens("门禁卡")  # the index meets either form
+    assert question_need("社區裡可以養寵物嗎？").kind == "yesno"

@@ -18,6 +18,7 @@ from lambdarag.answer.limits import in_asked_measure
 from lambdarag.answer.opposites import says_opposite
 from lambdarag.answer.roles import asked_role, named_people
 from lambdarag.text.english import stem
+from lambdarag.text.script import simplified
 from lambdarag.text.tokenizer import has_cjk, stopwords
 
 NEED_KINDS = ("yesno", "materials", "contact", "person", "duties", "authority", "place", "date", "amount", "conditions",
@@ -128,7 +129,9 @@ def is_english(text: str) -> bool:
 
 
 def question_need(question: str) -> Need:
-    """The need of ``question`` (pure). Yes/no first: "需要哪些材料" asks for materials, "需要材料吗" for yes/no."""
+    """The need of ``question`` (pure), read in Simplified characters ("…可以養寵物嗎" asks yes or no). Yes/no first:
+    "需要哪些材料" asks for materials, "需要材料吗" for yes/no."""
+    question = simplified(question)
     english = is_english(question)
     modal = yes_no_modal(question, english)
     if modal:

@@ -15,6 +15,7 @@ from lambdarag.answer import cues
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.english import stem
 from lambdarag.text.patterns import WHERE_FRAME
+from lambdarag.text.script import simplified
 from lambdarag.text.tokenizer import has_cjk, stopwords
 
 _SEPARATOR_ROW = re.compile(r"^[\s|:：\-—=+]+$")
@@ -199,7 +200,9 @@ def _pad(cells: list[str], width: int) -> list[str]:
 
 
 def grams(text: str) -> set[str]:
-    """CJK character bigrams, stemmed Latin words (stopwords left out) and numbers of a text."""
+    """CJK character bigrams (Traditional characters as Simplified: text/script.py), stemmed Latin words (stopwords
+    left out) and numbers of a text."""
+    text = simplified(text)
     out: set[str] = set()
     for run in _CJK_RUN.findall(text):
         out.update([run] if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))

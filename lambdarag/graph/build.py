@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from lambdarag.models.llm import LLMClient
 
 LLM_WEIGHT = 0.8  # LLM relations are trusted a little less than the explicit patterns
-EXTRACTOR_VERSION = 3  # bump when extraction rules change the graph: the manifest records it
+EXTRACTOR_VERSION = 4  # bump when extraction rules change the graph: the manifest records it
 _REGULATION_TITLE = re.compile(
     r"^(.{2,60}?(?:办法|规定|细则|条例|规则|规程|章程|实施意见|管理制度))(?:[（(][^）)]*[）)])?$"
 )

@@ -1,10 +1,11 @@
 """Text helpers shared by indexing and querying: normalisation, sentences, tokens, keyword overlap.
 
-Tokens are jieba words over the normalised text (NFKC + casefold) with a domain dictionary and a
-stopword list; Latin and digit identifiers are cut out before segmentation and emitted whole and
-in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without separators still meets
-the document; a place written with its administrative division is also emitted without it (山东省 -> 山东省,
-山东; TOKENIZER_VERSION 6), so a question naming 山东省 meets a title naming （山东）. Segmentation uses
+Tokens are jieba words over the normalised text (NFKC, Traditional characters as Simplified: TOKENIZER_VERSION 7,
+casefold) with a domain dictionary and a stopword list; Latin and digit identifiers are cut out before
+segmentation and emitted whole and in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without
+separators still meets the document; a place written with its administrative division is also emitted without
+it (山东省 -> 山东省, 山东; TOKENIZER_VERSION 6), so a question naming 山东省 meets a title naming （山东）.
+Segmentation uses
 rjieba (jieba-rs), which ships jieba's dictionary and add_word semantics and with HMM off is token-identical
 to jieba on the DomainRAG corpus (see BENCHMARKS.md); jieba itself is the fallback where the rjieba wheel is
 missing.
@@ -28,12 +29,13 @@ from importlib import resources
 from typing import NamedTuple
 
 from lambdarag.text import english
+from lambdarag.text.script import simplified
 from lambdarag.text.segment import HMM, Segmenter, backend_name, segmenter
 from lambdarag.text.terms import TermIndex
 
 UNKNOWN_RUN = 3  # single unknown characters in a run this long are cut by the HMM for keywords (two stay a name)
 _NAME_BREAK = re.compile(r"[·・‧•。、「」『』《》【】“”‘’]")  # marks no keyword runs across (NFKC keeps them)
-TOKENIZER_VERSION = 6  # bump when the token rules or the stopword list change: BM25 indexes record it
+TOKENIZER_VERSION = 7  # bump when the token rules or the stopword list change: BM25 indexes record it
 
 # Digits followed by a date/cohort unit stay one token ("2024年") besides the bare number.
 _UNIT_RE = r"\d+[年月日号届级]"
@@ -71,8 +73,9 @@ def has_cjk(text: str) -> bool:
     return _CJK_RE.search(text) is not None
 
 def normalize(text: str) -> str:
-    """NFKC (full-width to half-width, compatibility forms) then casefold."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC (full-width to half-width, compatibility forms), Traditional characters as Simplified (text/script.py:
+    門禁卡 meets 门禁卡), then casefold."""
+    return simplified(unicodedata.normalize("NFKC", text)).casefold()
 
 
 def split_sentences(text: str) -> list[str]:
@@ -162,7 +165,7 @@ class Tokenizer:
 
     def tokens(self, text: str) -> list[str]:
         """BM25 tokens of ``text``: words, identifiers whole and in parts, no stopwords or punctuation."""
-        nfkc = unicodedata.normalize("NFKC", text)
+        nfkc = simplified(unicodedata.normalize("NFKC", text))  # Traditional characters as Simplified
         tickers = english.ticker_starts(nfkc) if _UPPER_RE.search(nfkc) else frozenset()
         return self._scan(nfkc.casefold(), _Emit(True, self._stop, tickers))
 
