@@ -5,10 +5,9 @@ casefold) with a domain dictionary and a stopword list; Latin and digit identifi
 segmentation and emitted whole and in parts ("gb/t" -> "gb/t", "gb", "t"), so a query typed with or without
 separators still meets the document; a place written with its administrative division is also emitted without
 it (山东省 -> 山东省, 山东; TOKENIZER_VERSION 6), so a question naming 山东省 meets a title naming （山东）.
-Segmentation uses
-rjieba (jieba-rs), which ships jieba's dictionary and add_word semantics and with HMM off is token-identical
-to jieba on the DomainRAG corpus (see BENCHMARKS.md); jieba itself is the fallback where the rjieba wheel is
-missing.
+Segmentation (text/segment.py) uses rjieba (jieba-rs), which ships jieba's dictionary and add_word semantics and
+with HMM off is token-identical to jieba on the DomainRAG corpus (see BENCHMARKS.md); jieba itself is the fallback
+where the rjieba wheel is missing.
 
 English is handled where a stretch without CJK characters holds a Latin letter (lambdarag.text.english):
 words are stemmed and English stopwords dropped, tickers kept as written, fiscal periods (fy22 -> fy2022,
