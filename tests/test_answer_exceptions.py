@@ -39,3 +39,12 @@ def test_a_refusal_with_the_exception_asked_says_yes_on_its_terms() -> None:
     assert answered("我有导盲犬，可以带进宿舍吗？", *dorms).startswith("可以，但有条件")
     assert answered("宿舍里可以养宠物吗？", *dorms).startswith("不可以")
 
+
+
+def test_a_provision_with_the_exception_asked_says_no_and_an_obligation_s_is_left_as_read() -> None:
+    shuttle = ("校园班车", "校园班车每天7:00发车。\n班车免费接送全校师生，节假日除外。\n乘车请出示校园卡。")
+    assert answered("节假日能坐班车吗？", *shuttle).startswith("不能")
+    pool = ("Pool rules", "Members may use the pool every day from 7am, except on Mondays.\nShowers are required.")
+    assert answered("Can I use the pool on Monday?", *pool).startswith(("No[", "No."))
+    rooms = ("宿舍分配", "新生宿舍应四人合住一间（留学生除外）。\n宿舍每晚十一点熄灯。")
+    assert not answered("我是留学生，可以四人合住一间吗？", *rooms).startswith("不")

@@ -37,6 +37,8 @@ _RULE_EN = cue_pattern(*cues.RULE_EN, flags=re.IGNORECASE)
 _REFUSAL = cue_pattern(*cues.REFUSAL)
 _REFUSAL_EN = cue_pattern(*cues.REFUSAL_EN, flags=re.IGNORECASE)
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
+_OBLIGATION = cue_pattern("应", "须", "务必", r"\bmust\b", r"\bshall\b", r"\bhave to\b", r"\brequired\b",
+                          flags=re.IGNORECASE)  # a rule binding one, whose exception frees the excepted
 _EXISTENCE = re.compile(r"^\W*(?:(?:is|are|was|were)\s+there\b|(?:请问)?(?:有没有|是否有))", re.IGNORECASE)
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
 PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support says to need half the score
@@ -89,7 +91,7 @@ def _read_lead(question: str, support: Scored, scored: Sequence[Scored], need: N
     # "40岁…吗" against "年龄在18至35周岁之间"; a service dog against "No dogs… with the exception of service animals"
     exception = _excepted(question, part.sentence, need)  # a yes on the exception's terms
     outside = figure_outside(question, part.sentence) or exception
-    refuted = _refuted(question, part, scored, predicate)
+    refuted = _refuted(question, part, scored, predicate) or _left_out(question, part.sentence, need)
     read = as_asked_free(question, part.cited())
     read = as_asked_negated(question, read) if need.english else read
     return lead_line(need, read, True, refuted, outside, conditional or exception)
@@ -117,6 +119,14 @@ def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: s
             or once_only_again(question, best.sentence) or contrast_refuses(best.sentence, predicate):
         return True
     return any(day_outside(question, s.sentence) for s in scored if s.n == best.n and s.says_asked)
+
+
+def _left_out(question: str, sentence: str, need: Need) -> bool:
+    """Whether the sentence grants or provides a thing but for an exception the question names ("班车免费接送师生，
+    节假日除外" asked "节假日能坐班车吗"; "Members may use the pool except on Mondays" asked of a Monday): what is
+    excepted is not given, so no. An obligation's exception ("应合住一间（A类人员除外）") says only that it does not
+    bind the excepted, not what they may do: left as read."""
+    return not negates(need, sentence) and _OBLIGATION.search(sentence) is None and excepted(question, sentence)
 
 
 def _replied(need: Need, support: Scored) -> str:
