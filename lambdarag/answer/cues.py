@@ -172,6 +172,10 @@ NEGATION = ("不得", "不能", "不可", "不予", "不需", "无需", "无须"
 # a rule refusing a thing outright, whatever words it names it with ("严禁在外住宿" answers "想办走读…，学校允许吗")
 REFUSAL = ("不得", "不能", "不可", "禁止", "严禁", "不允许", "不准", "无法", "不予", "不受理", "不支持", "不接受",
            "不适用", r"(?<!生)失效", "作废")  # "中途下车失效": what is void is no longer usable (not 生效)
+# a rule binding one ("应合住一间", "须…", "must", "shall"), whose exception frees the excepted (answer/yes_no.py)
+OBLIGATION = ("应", "须", "务必", r"\bmust\b", r"\bshall\b", r"\bhave to\b", r"\brequired\b")
+# adverbs a question ends on that ask nothing of their own ("Can I sit a make-up exam instead?", "Is it still open?")
+SENTENCE_ADVERBS_EN = frozenset({"instead", "still", "anyway", "actually", "really", "please", "already"})
 REFUSAL_EN = (r"\bcannot\b", r"\bcan't\b", r"\b(?:may|must) not\b", r"\bnot (?:be )?(?:allowed|permitted)\b",
               r"\b(?:prohibited|forbidden|ineligible)\b", r"\bnot eligible\b",
               r"\bprevent(?:s|ed|ing)? (?:\w+ ){1,2}from\b")  # "…disabled, preventing users from plugging in…"

@@ -61,8 +61,6 @@ _EVIDENCE: dict[str, re.Pattern[str]] = {
     "steps": cue_pattern(*cues.STEPS_MARKS, flags=re.IGNORECASE),
 }
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-# adverbs a question ends on that ask nothing of its own ("Can I sit a make-up exam instead?", "Is it still open?")
-_SENTENCE_ADVERBS = frozenset({"instead", "still", "anyway", "actually", "really", "please", "already"})
 _DENIED = "不|免|无需|无须|不予|不用|未"  # before a verb: the verb denied ("不收费", "免收费", "无需提交")
 # a field's label, a few words before its colon ("办理时限：", "Processing time:"); a numbered line ("（三）…时间：") is
 # an item, not a field
@@ -242,7 +240,8 @@ def asked_words(question: str) -> list[str]:
 
 def _content_stems(text: str) -> list[str]:
     return [stem(w.lower()) for w in _ENGLISH_WORD.findall(text)  # "I'm", "don't": a pronoun's or verb's short form
-            if len(w) > 2 and "'" not in w and w.lower() not in stopwords() and w.lower() not in _SENTENCE_ADVERBS]
+            if len(w) > 2 and "'" not in w and w.lower() not in stopwords()
+            and w.lower() not in cues.SENTENCE_ADVERBS_EN]
 
 
 def asked_object(question: str) -> frozenset[str]:

@@ -37,8 +37,7 @@ _RULE_EN = cue_pattern(*cues.RULE_EN, flags=re.IGNORECASE)
 _REFUSAL = cue_pattern(*cues.REFUSAL)
 _REFUSAL_EN = cue_pattern(*cues.REFUSAL_EN, flags=re.IGNORECASE)
 _OWN_ANSWER = re.compile(r"^\s*(?:yes|no)\b\s*[.,!;]", re.IGNORECASE)
-_OBLIGATION = cue_pattern("应", "须", "务必", r"\bmust\b", r"\bshall\b", r"\bhave to\b", r"\brequired\b",
-                          flags=re.IGNORECASE)  # a rule binding one, whose exception frees the excepted
+_OBLIGATION = cue_pattern(*cues.OBLIGATION, flags=re.IGNORECASE)
 _EXISTENCE = re.compile(r"^\W*(?:(?:is|are|was|were)\s+there\b|(?:请问)?(?:有没有|是否有))", re.IGNORECASE)
 YES_NO_SUPPORT = 0.5  # keyword share the best sentence needs for a yes/no answer to say yes or no
 PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support says to need half the score

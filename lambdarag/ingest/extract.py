@@ -66,4 +66,3 @@ def extract_file(path: Path, doc_id: str, settings: IngestSettings, source: str 
         note = f"no text extracted: {_EMPTY.get(detected.kind, 'the file holds no text')}"
         documents = [replace(doc, notes=(*doc.notes, note)) for doc in documents]
     return documents
-
