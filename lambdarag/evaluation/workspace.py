@@ -75,9 +75,6 @@ def merge_cache_out(domain: Domain, cache_dir: Path) -> int:
     return added
 
 
-_CACHE_FOLDER = re.compile(r"-(\d+)-[^-]+(?:-sentences)?$")
-
-
 def _merge_folder(source: Path, target: Path) -> int:
     from lambdarag.channels.vector import EmbeddingCache
 
@@ -96,7 +93,9 @@ def _merge_folder(source: Path, target: Path) -> int:
 def _folder_dim(name: str) -> int | None:
     """The dimension in a cache folder name "<backend>-<model>-<dim>-<tag>", the sentence vectors' cache with its
     "-sentences" after it (channels/sentence_vectors.py)."""
-    m = _CACHE_FOLDER.search(name)
+    from lambdarag.channels.sentence_vectors import NAME as SENTENCES
+
+    m = re.search(rf"-(\d+)-[^-]+(?:-{SENTENCES})?$", name)
     return int(m.group(1)) if m else None
 
 
