@@ -108,31 +108,47 @@ def test_a_weak_keyword_match_no_nearer_the_domain_than_everyday_questions_is_no
         asked = answer(kb, "宿舍晚上几点关门，访客要登记吗？", options=options)
         assert asked.found and asked.trace["topic"]["state"] == "not_needed"  # most keywords found: they decide
         assert asked.trace["topic"]["top"] > 0 and asked.trace["topic"]["fence"] > 0
-        weather = "明天去图书馆的路上会下雨吗？"  # one keyword of four in the domain: a weak match
-        far = answer(kb, weather, options=options)
+        sports = "图书馆旁边的足球场今晚的比赛谁会赢？"  # one keyword of five in the domain: a weak match
+        far = answer(kb, sports, options=options)
         assert far.trace["gate"]["overlap"] < 0.5, far.trace["gate"]
         assert not far.found and far.answer_method == "not_found" and far.trace["topic"]["state"] == "far"
-        assert far.trace["topic"]["top"] <= far.trace["topic"]["fence"] and far.trace["degraded"] == []
+        # read against the sentences of its evidence and the everyday questions' background among the sentences
+        topic = far.trace["topic"]
+        assert topic["reading"] == "sentences" and topic["top"] <= topic["fence"] and far.trace["degraded"] == []
+        background = read_background(domain.index_dir / "sentences")
+        assert background is not None and abs(topic["fence"] - background.fence(english=False)) < 1e-4
+        assert background != read_background(domain.index_dir / "vector")  # a background of its own
         off = dict(kb.config.corrective.__dict__, dense_check_below=0.0)
         assert answer(dataclasses.replace(kb, config=dataclasses.replace(
-            kb.config, corrective=type(kb.config.corrective)(**off))), weather, options=options).found
-        # an index built before the background: the check cannot run, the keywords decide, and the trace and /readyz
-        # say so
-        folder = domain.index_dir / "vector"
-        (folder / BACKGROUND_FILE).unlink()
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        del manifest["files"][BACKGROUND_FILE]  # as the previous version published it
-        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+            kb.config, corrective=type(kb.config.corrective)(**off))), sports, options=options).found
+        # a sentence index built before its background: the chunks and their background are read instead
+        unpublish(domain.index_dir / "sentences")
+        chunks_read = answer(KnowledgeBase.load(domain), sports, options=options)
+        assert chunks_read.trace["topic"]["reading"] == "chunks" and chunks_read.trace["degraded"] == []
+        assert KnowledgeBase.load(domain).health()["off_topic_reading"] == "chunks"
+        assert kb.health()["off_topic_check"] == "ready" and kb.health()["off_topic_reading"] == "sentences"
+        # a vector index built before its background too: the check cannot run, the keywords decide, and the trace
+        # and /readyz say so
+        unpublish(domain.index_dir / "vector")
         old = KnowledgeBase.load(domain)
-        unchecked = answer(old, weather, options=options)
+        unchecked = answer(old, sports, options=options)
         assert unchecked.found and unchecked.trace["topic"]["state"] == "unavailable"
         assert "no background" in unchecked.trace["topic"]["reason"] and "lambdarag" not in unchecked.answer
         assert [p["stage"] for p in unchecked.trace["degraded"]] == ["topic"]
         health = old.health()
         assert health["degraded"] and health["off_topic_check"].startswith("unavailable: the vector index has no")
-        assert kb.health()["off_topic_check"] == "ready"
-        rebuilt = build_domain(domain, steps=("vectors",), progress=False)  # the passages reused, the background back
-        assert "0 embedded, 3 reused" in rebuilt[0].summary and read_background(domain.index_dir / "vector")
+        rebuilt = build_domain(domain, steps=("vectors",), progress=False)  # nothing embedded, the backgrounds back
+        assert "0 embedded, 3 reused" in rebuilt[0].summary and "5 sentences, 0 embedded" in rebuilt[0].summary
+        assert read_background(domain.index_dir / "vector") is not None
+        assert read_background(domain.index_dir / "sentences") == background
+
+
+def unpublish(folder: Path) -> None:
+    """Remove the background from a published index, as the version before it published the index."""
+    (folder / BACKGROUND_FILE).unlink()
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["files"][BACKGROUND_FILE]
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def test_without_a_vector_channel_configured_the_check_is_off_not_degraded(tmp_path: Path) -> None:

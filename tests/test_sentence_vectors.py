@@ -13,12 +13,15 @@ from fake_openai import BAG_DIM, FakeOpenAI, char_bag
 from lambdarag.answer.units import chunk_sentences
 from lambdarag.build.steps import build_domain, build_sentences
 from lambdarag.channels import sentence_vectors
+from lambdarag.channels.vector_background import background_questions, read_background
 from lambdarag.config.domain import Domain, init_domain, open_domain
 from lambdarag.errors import IndexMismatchError
 from lambdarag.options import PipelineOptions
 from lambdarag.pipeline.run import answer
 from lambdarag.records import Chunk
 from lambdarag.retrieval.knowledge import KnowledgeBase
+
+BACKGROUND = {q for questions in background_questions().values() for q in questions}
 
 DIM = BAG_DIM
 TEXTS = {
@@ -53,7 +56,8 @@ def chunks(texts: dict[str, str] = TEXTS) -> list[Chunk]:
 
 
 def embedded(fake: FakeOpenAI) -> list[str]:
-    return [text for r in fake.requests_to("/v1/embeddings") for text in r.body["input"]]
+    """The passages embedded (not the everyday questions every build embeds as queries for its background)."""
+    return [text for r in fake.requests_to("/v1/embeddings") for text in r.body["input"] if text not in BACKGROUND]
 
 
 def test_every_text_sentence_is_embedded_once_and_read_back_by_chunk(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -73,6 +77,14 @@ def test_every_text_sentence_is_embedded_once_and_read_back_by_chunk(tmp_path: P
         assert cosine == pytest.approx(float(unit(sentence) @ question), abs=2e-3)  # float16 vectors
     again = build_sentences(domain, listed, progress=False)
     assert again.reused == 5 and len(embedded(fake)) == 4  # nothing embedded twice
+    # the best cosine each everyday question reaches among the sentences: the not-found line's background
+    background = index.background
+    assert background is not None and background == read_background(domain.index_dir / sentence_vectors.NAME)
+    rows = np.stack([unit(s) for s in ("发版频率为每月一次。", *(t for c in listed for t in chunk_sentences(c.text)))])
+    weather = background_questions()["zh"][0]
+    assert min(abs(float(np.max(rows @ unit(weather))) - s) for s in background.scores["zh"]) < 2e-3
+    assert index.best(["release#0000", "gone#0000"], question) == pytest.approx(max(near.values()), abs=1e-6)
+    assert index.best(["gone#0000"], question) is None
 
 
 def test_an_index_of_the_same_sentences_is_not_written_again(tmp_path: Path, fake: FakeOpenAI) -> None:

@@ -21,9 +21,8 @@ from lambdarag.answer.table_text import form_text
 from lambdarag.answer.units import chunk_sentences
 from lambdarag.answer.window_ends import completed
 from lambdarag.channels.vector import NAME as DENSE_CHANNEL
-from lambdarag.channels.vector import VectorChannel
-from lambdarag.errors import LambdaRAGError
 from lambdarag.records import Chunk, Citation, Hit
+from lambdarag.retrieval.channel_run import question_vector
 
 if TYPE_CHECKING:
     from lambdarag.retrieval.knowledge import KnowledgeBase
@@ -123,13 +122,8 @@ def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase,
 def included_nearness(retrieval: Retrieval, kb: KnowledgeBase, included: Sequence[str]) -> dict[str, float]:
     """The included chunks' sentences -> their cosine with the question as the dense channel embedded it (its
     cached vector: no second embedding); empty without sentence vectors or when the dense channel did not run."""
-    run = retrieval.runs.get(DENSE_CHANNEL)
-    channel = kb.channels.get(DENSE_CHANNEL)
-    if kb.sentences is None or run is None or run.error or not run.hits or not isinstance(channel, VectorChannel):
-        return {}
-    try:
-        query = channel.queries().embed_query(run.query)
-    except LambdaRAGError:
+    query = question_vector(kb, retrieval.runs.get(DENSE_CHANNEL)) if kb.sentences is not None else None
+    if kb.sentences is None or query is None:
         return {}
     return kb.sentences.nearness({cid: chunk_sentences(kb.chunks[cid].text) for cid in included if cid in kb.chunks},
                                  query)

@@ -9,6 +9,8 @@ Layout of index/sentences/ (published atomically by manifest.publish, like a cha
     keys.npy       uint64 (m,): each row's sentence digest, checked at read time (a sentence split otherwise
                    since the build is left out, never misread; rebuild after changing the split)
     ids.json       chunk ids
+    background.json  the best cosine each everyday question reaches among the sentences (channels/vector_background.py):
+                   the not-found line reads a question against the sentences of its evidence (retrieval/off_topic.py)
     manifest.json  embedding backend, model, dim and passage prefix, chunks_hash, and (extra "sentences") one
                    digest of every sentence's cache key: the same index is not written again
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +50,7 @@ from lambdarag.channels.vector import (
     passage_key,
     write_vectors,
 )
+from lambdarag.channels.vector_background import Background, read_background, write_background
 from lambdarag.errors import IndexMismatchError, ServiceError, rebuild_hint
 from lambdarag.models.embeddings import Embedder, OpenAIEmbedder
 from lambdarag.records import Chunk
@@ -111,6 +114,7 @@ def _build(domain: Domain, chunks: Sequence[Chunk], texts: Sequence[Sequence[str
             np.save(out / "offsets.npy", offsets)
             np.save(out / "keys.npy", np.array([sentence_digest(t) for t in flat], dtype=np.uint64))
             (out / "ids.json").write_text(json.dumps([c.chunk_id for c in chunks], ensure_ascii=False), "utf-8")
+            write_background(out, embedder.embed_queries)
             return Manifest(NAME, FORMAT_VERSION, made, counts, chunks_hash(chunks), extra={"sentences": digest})
 
         publish(domain.index_dir, NAME, write)
@@ -128,18 +132,21 @@ def _up_to_date(domain: Domain, made: dict[str, object], chunks_digest: str, dig
     """Whether the published index holds these sentences of these chunks, embedded with these parameters (then
     nothing is embedded, written or published again), as the vector channel's own check does for its chunks."""
     try:
-        _, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION, made, chunks_digest)
+        folder, manifest = read_manifest(domain.index_dir, NAME, domain.name, FORMAT_VERSION, made, chunks_digest)
+        # an index built before the background gets one (its sentences all in the cache: none embedded again)
+        return manifest.extra.get("sentences") == digest and read_background(folder) is not None
     except (IndexMismatchError, OSError, ValueError):
         return False
-    return manifest.extra.get("sentences") == digest
 
 
 class SentenceVectors:
     """A published sentence index, memory-mapped."""
 
-    def __init__(self, ids: Sequence[str], offsets: np.ndarray, keys: np.ndarray, vectors: np.ndarray) -> None:
+    def __init__(self, ids: Sequence[str], offsets: np.ndarray, keys: np.ndarray, vectors: np.ndarray,
+                 background: Background | None = None) -> None:
         self.row_of = {cid: i for i, cid in enumerate(ids)}
         self.offsets, self.keys, self.vectors = offsets, keys, vectors
+        self.background = background  # None: an index built before it (the not-found line reads the chunks)
 
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
@@ -164,6 +171,17 @@ class SentenceVectors:
         return out
 
 
+    def best(self, chunk_ids: Iterable[str], query: np.ndarray) -> float | None:
+        """The highest cosine of the unit ``query`` vector with a sentence of the given chunks (their sentences as
+        built), None when none of them is in the index."""
+        spans = [(int(self.offsets[r]), int(self.offsets[r + 1])) for r in map(self.row_of.get, chunk_ids)
+                 if r is not None]
+        rows = np.concatenate([np.arange(a, b) for a, b in spans]) if spans else np.empty(0, dtype=np.int64)
+        if not rows.size:
+            return None
+        return float(np.max(self.vectors[rows].astype(np.float32) @ np.asarray(query, dtype=np.float32)))
+
+
 def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> SentenceVectors:
     """Open the published index; refuse one built with another model or from other chunks."""
     rebuild = rebuild_hint(NAME, domain.name)
@@ -176,7 +194,8 @@ def load(domain: Domain, chunks: Sequence[Chunk] | None = None) -> SentenceVecto
         offsets = np.load(folder / "offsets.npy")
         keys = np.load(folder / "keys.npy", mmap_mode="r")
         ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
+        background = read_background(folder)
     if offsets.shape != (len(ids) + 1,) or keys.shape[0] != vectors.shape[0] or vectors.shape[0] != offsets[-1]:
         raise IndexMismatchError(f"{NAME} index is damaged: {vectors.shape[0]} vectors for {len(ids)} chunks",
                                  rebuild)
-    return SentenceVectors(ids, offsets, keys, vectors)
+    return SentenceVectors(ids, offsets, keys, vectors, background)

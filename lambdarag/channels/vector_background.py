@@ -2,7 +2,8 @@
 
 A fixed list of everyday questions (resources/background_questions.txt: the weather, recipes, pets, sport) is
 embedded as queries when the vectors are built; the best cosine each reaches among the domain's chunks is written
-next to the vectors (background.json), with the list's digest. A question whose own best cosine stays within that
+next to the vectors (background.json), with the list's digest, and so is the best among its sentences next to the
+sentence vectors (channels/sentence_vectors.py). A question whose own best cosine stays within that
 background is no nearer the domain than the weather is (retrieval/off_topic.py). The scale is the domain's and the
 model's own, so no cosine threshold is configured. An index built before, or with another list, has no background.
 """
@@ -24,6 +25,7 @@ from lambdarag.text.tokenizer import has_cjk
 BACKGROUND_FILE = "background.json"
 RESOURCE = "resources/background_questions.txt"
 FENCE_IQR = 1.5  # Tukey's upper fence: the third quartile plus 1.5 interquartile ranges
+BLOCK_ROWS = 65_536  # rows of a memory-mapped matrix read (as float32) at a time
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def write_background(folder: Path, embed_queries: Callable[[Sequence[str]], np.n
     A domain without chunks has an empty background."""
     if best is None:
         vectors = np.load(folder / "vectors.npy", mmap_mode="r")
-        best = (lambda v: float(np.max(vectors @ v))) if vectors.shape[0] else None
+        best = (lambda v: best_cosine(vectors, v)) if vectors.shape[0] else None
     scores: dict[str, list[float]] = {language: [] for language in background_questions()}
     if best is not None:
         for language, questions in background_questions().items():
@@ -74,6 +76,14 @@ def write_background(folder: Path, embed_queries: Callable[[Sequence[str]], np.n
             scores[language] = sorted(round(best(row), 6) for row in rows)
     payload = {"digest": questions_digest(), "scores": scores}
     (folder / BACKGROUND_FILE).write_text(json.dumps(payload), encoding="utf-8")
+
+
+def best_cosine(vectors: np.ndarray, query: np.ndarray) -> float:
+    """The highest inner product of ``query`` with a row of ``vectors`` (float32 or float16, memory-mapped), read
+    BLOCK_ROWS rows at a time: no float32 copy of a whole sentence index."""
+    q = np.asarray(query, dtype=np.float32)
+    return max(float(np.max(np.asarray(vectors[i:i + BLOCK_ROWS], dtype=np.float32) @ q))
+               for i in range(0, vectors.shape[0], BLOCK_ROWS))
 
 
 def read_background(folder: Path) -> Background | None:

@@ -33,9 +33,10 @@ from lambdarag.query.condense import Condensed, condense
 from lambdarag.query.expand import Expansion, expand_query
 from lambdarag.query.intent import IntentResult, classify
 from lambdarag.records import Citation, Turn
+from lambdarag.retrieval.channel_run import question_vector
 from lambdarag.retrieval.gate import overlap_score
 from lambdarag.retrieval.knowledge import KnowledgeBase
-from lambdarag.retrieval.off_topic import FAR, OFF, TopicCheck, topic_check
+from lambdarag.retrieval.off_topic import FAR, OFF, SENTENCES, TopicCheck, topic_check
 from lambdarag.retrieval.retrieve import Retrieval, retrieval_trace, retrieve
 
 __all__ = ["Citation", "PipelineOptions", "Result", "SearchResult", "StreamEvent", "Turn", "answer",
@@ -245,8 +246,12 @@ def _topic(req: _Request, r: Retrieval) -> TopicCheck:
     cfg = req.kb.config
     if not req.kb.dense_configured():
         return TopicCheck(OFF, "no dense channel configured: the keywords decide")
-    fence, missing = req.kb.background_fence(is_english(req.condensed.question))
-    run = r.runs.get("vector")
+    english, run = is_english(req.condensed.question), r.runs.get("vector")
+    # the evidence's sentences where they are embedded: a question's answer is a sentence, not a whole chunk
+    sentences = req.kb.sentence_reading(question_vector(req.kb, run), [f.chunk_id for f in r.fused], english)
+    if sentences is not None:
+        return topic_check(r.gate.overlap, cfg.corrective.dense_check_below, *sentences, reading=SENTENCES)
+    fence, missing = req.kb.background_fence(english)
     top = run.hits[0].score if run is not None and run.hits and not run.error else None
     if top is None and fence is not None:
         why = (run.error or run.skipped or "no hit") if run is not None else "not run"

@@ -12,7 +12,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
+import numpy as np
+
 from lambdarag.channels import Channel
+from lambdarag.channels.vector import NAME as DENSE_CHANNEL
+from lambdarag.channels.vector import VectorChannel
+from lambdarag.errors import LambdaRAGError
 from lambdarag.options import PipelineOptions
 from lambdarag.query.expand import Expansion
 from lambdarag.records import Hit
@@ -94,3 +99,15 @@ def _collect(name: str, query: str, future: Future[tuple[list[Hit], float]], sta
     except Exception as exc:  # any channel failure degrades retrieval, never the request
         return ChannelRun(name, query, [], (time.monotonic() - start) * 1000, f"{type(exc).__name__}: {exc}")
     return ChannelRun(name, query, hits, ms)
+
+
+def question_vector(kb: KnowledgeBase, run: ChannelRun | None) -> np.ndarray | None:
+    """The question's vector as the vector channel embedded it for its ``run`` (the channel's query cache: no second
+    embedding), None when the channel did not run, failed or found nothing."""
+    channel = kb.channels.get(DENSE_CHANNEL)
+    if run is None or run.error or not run.hits or not isinstance(channel, VectorChannel):
+        return None
+    try:
+        return channel.queries().embed_query(run.query)
+    except LambdaRAGError:
+        return None

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from lambdarag.channels import Channel, load_channels, sentence_vectors
 from lambdarag.channels.manifest import ChunkList
 from lambdarag.channels.sentence_vectors import SentenceVectors
@@ -148,6 +150,17 @@ class KnowledgeBase:
         fence = background.fence(english)
         return fence, "" if fence is not None else "no background question in the question's language"
 
+    def sentence_reading(self, query: np.ndarray | None, chunk_ids: Sequence[str],
+                         english: bool) -> tuple[float, float] | None:
+        """The not-found line's finer dense reading (retrieval/off_topic.py): the best cosine of the question's
+        ``query`` vector with a sentence of ``chunk_ids`` (its evidence) and the top of the everyday questions'
+        background among the sentences; None without sentence vectors, their background or a vector (the chunks
+        decide)."""
+        background = self.sentences.background if self.sentences is not None else None
+        fence = background.fence(english) if background is not None else None
+        top = self.sentences.best(chunk_ids, query) if self.sentences is not None and query is not None else None
+        return (top, fence) if top is not None and fence is not None else None
+
     def health(self) -> dict[str, Any]:
         """Per channel "loaded" or its error, the LLM and reranker states, the chunk count; ok = some channel can
         answer."""
@@ -158,11 +171,13 @@ class KnowledgeBase:
             if service["state"] != "ok":
                 report[name] = f"loaded, {service['state']}: {service.get('error') or 'its last search failed'}"
         fence, missing = self.background_fence(english=False)
-        topic = "ready" if fence is not None else f"unavailable: {missing}" if self.dense_configured() else "off"
+        by_sentence = self.sentences is not None and self.sentences.background is not None
+        ready = by_sentence or fence is not None
+        topic = "ready" if ready else f"unavailable: {missing}" if self.dense_configured() else "off"
         return {
             "ok": bool(self.channels) and bool(self.chunks),
             "degraded": bool(self.channel_errors) or self.ranker_refused or bool(
-                [s for s in services.values() if s["state"] != "ok"]) or ("vector" in self.channels and fence is None)
+                [s for s in services.values() if s["state"] != "ok"]) or ("vector" in self.channels and not ready)
             or self.sentences_note.startswith("unavailable"),
             "channels": report,
             **({"services": services} if services else {}),
@@ -170,6 +185,7 @@ class KnowledgeBase:
             "learned_fusion": self.ranker_status(),
             "rerank": "configured" if self.reranker is not None else "disabled",
             "off_topic_check": topic,  # the not-found line's dense reading (retrieval/off_topic.py)
+            **({"off_topic_reading": "sentences" if by_sentence else "chunks"} if ready else {}),
             # the extractive answer's sentence read by meaning (answer/closest.py)
             "sentence_vectors": f"loaded ({len(self.sentences)} sentences)" if self.sentences is not None \
                 else self.sentences_note,
