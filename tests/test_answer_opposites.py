@@ -151,3 +151,14 @@ def test_what_a_contrast_sets_apart_answers_when_it_says_what_is_asked() -> None
     rules = ("参赛规则", "百度内部员工可正常参赛获得名次与荣誉，但不参与现金奖励的分配。\n比赛分初赛和复赛两个阶段。")
     assert answered("我在百度上班，自己参赛要是拿了名次，能领现金奖吗？", *rules).startswith("不能")
     assert not answered("我在百度上班，可以参赛拿名次吗？", *rules).startswith("不")
+
+
+def test_what_a_contrast_sets_against_the_part_saying_what_is_asked_restricts_it() -> None:
+    terms = ("使用协议",
+             "会员可将本人的订单信息通过分享入口分享给他人，但不得用于商业用途。\n会员每月可免费取消两次预约。")
+    # the part before 但 says what is asked: its yes, on the terms the rest states
+    assert answered("我能把订单分享给别人吗？", *terms).startswith("能，但有条件")
+    # what the part after 但 says is still refused there
+    assert answered("订单信息能用于商业用途吗？", *terms).startswith("不能")
+    # asked in other words than the sentence's, its restriction refuses nothing asked: not stated, never a wrong no
+    assert answered("我能用 App 把自己的订单发给朋友看吗？", *terms).startswith("资料中未明确说明")

@@ -103,11 +103,27 @@ def contrast_refuses(sentence: str, predicate: str) -> bool:
     员工可正常参赛获得名次与荣誉，但不参与现金奖励的分配" asked "…能领现金奖吗" (现金 in the part after 但, and
     不 there)."""
     parts = _CONTRAST.split(sentence, maxsplit=1)
+    said = _predicate_said(parts, predicate)
+    return said is not None and said[1] > said[0] and _NEGATED.search(parts[1]) is not None
+
+
+def contrast_restricts(sentence: str, predicate: str) -> str | None:
+    """The first part of a Chinese sentence when it says the predicate asked and what 但 sets against it says less
+    of it: a restriction on the yes or no the first part gives ("用户可将…订单…自由分享给他人，但不得用于商业用途"
+    asked "…能把订单发给朋友吗": yes, on its terms); None otherwise."""
+    parts = _CONTRAST.split(sentence, maxsplit=1)
+    said = _predicate_said(parts, predicate)
+    return parts[0] if said is not None and said[0] > said[1] else None
+
+
+def _predicate_said(parts: list[str], predicate: str) -> tuple[int, int] | None:
+    """How many of the predicate's character pairs the part before 但 and the part after it hold (None without a
+    contrast or a predicate of two characters)."""
     if len(parts) < 2 or len(predicate) < 2:
-        return False
+        return None
     pairs = {predicate[i:i + 2] for i in range(len(predicate) - 1)}
     first, then = (sum(p in part for p in pairs) for part in parts)
-    return then > first and _NEGATED.search(parts[1]) is not None
+    return first, then
 
 
 def once_only_again(question: str, sentence: str) -> bool:

@@ -22,6 +22,7 @@ from lambdarag.answer.opposites import (
     as_asked_free,
     as_asked_negated,
     contrast_refuses,
+    contrast_restricts,
     once_only_again,
     says_opposite,
 )
@@ -87,6 +88,9 @@ def _read_lead(question: str, support: Scored, scored: Sequence[Scored], need: N
     conditions the whole support states still hold."""
     conditional = on_condition(question, support.sentence)
     part = _asked_part(support, question, predicate)
+    restricted = contrast_restricts(part.sentence, predicate)
+    if restricted is not None:  # what 但 sets against it restricts the answer it gives, on its terms
+        part, conditional = dataclasses.replace(part, sentence=restricted), True
     # "40岁…吗" against "年龄在18至35周岁之间"; a service dog against "No dogs… with the exception of service animals"
     exception = _excepted(question, part.sentence, need)  # a yes on the exception's terms
     outside = figure_outside(question, part.sentence) or exception
@@ -174,8 +178,10 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
         else frozenset(c for c in predicate if has_cjk(c) and c not in stopwords())
     refusing = _REFUSAL_EN if need.english else _REFUSAL
     floor = max(best.score * REFUSAL_SHARE, YES_NO_SUPPORT / 2)
+    # its FAQ's reply refuses too ("不可以。一个账号只能…"); a refusal in what 但 sets against a part saying more of
+    # what is asked only restricts that part
     rules = [s for s in scored if s.doc_id == top_doc and s.score >= floor
-             and refusing.search(f"{s.reply}{s.sentence}") is not None  # "不可以。一个账号只能…"
+             and refusing.search(f"{s.reply}{contrast_restricts(s.sentence, predicate) or s.sentence}") is not None
              and _holds_asked(s.sentence, asked, need.english)]
     return max(rules, key=ranking_key, default=None)
 
