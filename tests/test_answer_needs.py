@@ -1158,6 +1158,20 @@ def test_the_line_after_a_question_is_its_answer_matched_with_it() -> None:
     assert units["每月最低缴费800元。"].strip().startswith("2.每月最低缴多少钱？")
 
 
+def test_the_sentences_after_a_question_inside_a_line_answer_it_and_a_yes_no_is_read_from_them() -> None:
+    faq = ("If I rent a locker for the term, can my roommate use the same locker? No, each locker is assigned to a "
+           "single member. Lockers are emptied at the end of each term.\n\nCan guests enter the studio? Yes, with a "
+           "member who signs them in at the desk.")
+    units = {u.shown: u.matched for u in candidate_units(faq, set())}
+    assert units["No, each locker is assigned to a single member."].strip().startswith("If I rent a locker for")
+    assert units["Lockers are emptied at the end of each term."].strip().startswith("If I rent a locker")
+    assert "can my roommate use the same locker?" in " ".join(units)  # still a sentence: a statement may end with ?
+    # the question the document asks repeats the reader's words, yet says neither yes nor no: its answer does
+    answer = answered("My roommate and I want to share one locker this term, can we use the same locker?",
+                      "Studio FAQ", faq)
+    assert answer.startswith("No, each locker is assigned to a single member"), answer
+
+
 def test_a_yes_no_support_is_not_repeated_when_another_chunk_says_it_too() -> None:
     # the first chunk's window starts inside a sentence ("Paul, Minnesota."): its copy of the answer is cut, the
     # second chunk's is whole; the answer cites both once

@@ -16,6 +16,7 @@ from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.tokenizer import ITEM_ENDS, has_cjk
 
 QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
+ASKED_END = re.compile(r"[？?]\s*$")  # a sentence that asks
 ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text
@@ -321,3 +322,17 @@ def replies_apart(sentences: Sequence[str]) -> list[tuple[str, str]]:
         else:
             out.append(("", sentence))
     return [*out, ("", reply)] if reply else out
+
+
+def asked_inline(shown: Sequence[tuple[str, str]], asked: str = "") -> list[tuple[str, str, str]]:
+    """Each (reply, sentence) of a line with the question asked before it (``asked``: the line before's, when that
+    line was a question): the sentences after a question inside a line ("…can I use the same license key? No, our
+    license metric is not based on named users.") answer it, matched with it, as an FAQ's answer line is with its
+    question line. The question stays a sentence (a statement may end with one: "争议点是…是不是受保护的？"); a
+    yes/no reads no answer from it (answer/yes_no.py)."""
+    out: list[tuple[str, str, str]] = []
+    for reply, sentence in shown:
+        out.append((asked, reply, sentence))
+        if not reply and ASKED_END.search(sentence):
+            asked = sentence
+    return out

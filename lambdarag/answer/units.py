@@ -16,6 +16,7 @@ from lambdarag.answer.captions import furniture
 from lambdarag.answer.lines import (
     ANSWER_LINE,
     QUESTION_LINE,
+    asked_inline,
     blocks_joined,
     clause_lists,
     listed_items,
@@ -93,8 +94,8 @@ def _units(body: str, lists: bool = False) -> Iterator[Unit]:
             whole = rejoin_enumerations(rejoin_quotations(rejoin_abbreviations(split_sentences(line))))
             # "，引领学院…": a piece the window or a dropped name cut
             shown = [(reply, s.lstrip(CUT_OPENING)) for reply, s in replies_apart(whole)]
-            yield from (Unit(s, f"{asked} {s}" if asked else s, item=line in items, reply=reply) for reply, s in shown
-                        if s)
+            yield from (Unit(s, f"{q} {s}" if q else s, item=line in items, reply=reply)
+                        for q, reply, s in asked_inline(shown, asked) if s)
 
 
 def table_rows(table: ParsedTable, wanted: set[str]) -> list[str]:

@@ -17,6 +17,7 @@ from lambdarag.answer.compose import lead_line, negates, on_condition
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.exceptions import excepted
 from lambdarag.answer.limits import figure_outside
+from lambdarag.answer.lines import ASKED_END
 from lambdarag.answer.needs import Need, asked_object, asked_words, denies, says_predicate, yes_no_predicate
 from lambdarag.answer.opposites import (
     as_asked_free,
@@ -56,7 +57,8 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
     ``scored`` for the whole question says."""
     predicate = yes_no_predicate(question, need.modal)
-    best = _support(ranked if ranked is not None else scored, question, predicate, asked_object(question))
+    stating = [s for s in (ranked if ranked is not None else scored) if not ASKED_END.search(s.sentence)]
+    best = _support(stating, question, predicate, asked_object(question))  # a question the document asks says none
     if ranked is not None and best is not None:
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
@@ -64,7 +66,7 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     top_doc = next((s.doc_id for s in scored if s.rank == 0), None)
     if best is None or best.score < _floor(best, predicate, question, top_doc) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
-        refusal = _refusal(scored, question, need, predicate, top_doc)
+        refusal = _refusal([s for s in scored if not ASKED_END.search(s.sentence)], question, need, predicate, top_doc)
         if refusal is None:
             return [lead_line(need, "", False), *lines]
         support = refusal.cited()
