@@ -1594,6 +1594,9 @@ def test_asked_how_much_the_tier_the_figure_asked_is_in_comes_first() -> None:
      0.15),
     ("What's the most I can extend the internship by?", "Mentors typically extend the internship by 1 or 2 weeks.",
      0.075),
+    # a count in words restated in digits, as contracts write it
+    ("How long after signing up can I still get my money back?",
+     "Refunds are issued within thirty (30) days of the original purchase.", 0.15),
     ("攒着不报的发票金额最多能有多少？", "自己手中积攒的未报销发票不要超过3000元！", 0.15),
     ("攒着不报的发票金额最多能有多少？", "每人每学年有300元的科技书籍购买预算。", 0.075),
     # the largest of a kind is no limit asked

@@ -22,6 +22,8 @@ ENGLISH_NUMBERS: dict[str, int] = {**{w: i for i, w in enumerate(_UNITS, 1)},
 # one of them as a pattern, from a word's start, the longer first ("sixteen" before "six")
 ENGLISH_NUMBER_WORD = rf"\b(?:{'|'.join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))})"
 _ENGLISH_NUMBER = re.compile(rf"{ENGLISH_NUMBER_WORD}\b", re.IGNORECASE)
+# a count in words restated in digits, as contracts write them ("thirty (30) days", "twenty-one (21) years")
+_RESTATED = re.compile(rf"{ENGLISH_NUMBER_WORD}(?:[- ]{ENGLISH_NUMBER_WORD})?\s*\((\d+)\)", re.IGNORECASE)
 # A written date spells its digits one by one (二〇二三年): 两 only counts, it is never a digit there.
 DATE_DIGITS: dict[str, int] = {ch: value for ch, value in DIGITS.items() if ch != TWO_COUNTING}
 # A count (近五年, 两年, 十年) has no zero, and 十 alone is ten.
@@ -51,5 +53,6 @@ def count_value(numeral: str) -> int | None:
 
 
 def english_digits(text: str) -> str:
-    """The text with its English counts in words written in digits ("up to five weeks" -> "up to 5 weeks")."""
-    return _ENGLISH_NUMBER.sub(lambda m: str(ENGLISH_NUMBERS[m.group(0).lower()]), text)
+    """The text with its English counts in words written in digits ("up to five weeks" -> "up to 5 weeks"), a count
+    restated in digits once ("thirty (30) days" -> "30 days")."""
+    return _ENGLISH_NUMBER.sub(lambda m: str(ENGLISH_NUMBERS[m.group(0).lower()]), _RESTATED.sub(r"\1", text))
