@@ -69,6 +69,8 @@ def answered(question: str, title: str, text: str) -> str:
     ("该中心于何年成立？", "date"),
     ("这种植物又叫做什么？", "definition"),  # asks for its other name
     ("这座桥的别名是什么？", "definition"),
+    ("协会的官网网址是多少？", "contact"),  # a web address, reached as a phone is ("多少" asks no amount)
+    ("What's the official website of the league?", "contact"),
     ("副馆长负责哪些工作？", "duties"),  # what someone is in charge of, not a list
     ("What is the treasurer responsible for?", "duties"),
     ("财务处的电话是多少？", "contact"),
@@ -1616,3 +1618,11 @@ def test_an_amount_asked_is_not_answered_by_a_duration_field() -> None:
     text = "差旅费标准速览\n报销时限：出差返回后30天内\n住宿费：按城市类别和人员类别限额报销，每晚不超过500元"
     assert answered("出差住宿费标准是多少？", "差旅费标准", text).startswith("住宿费：")
     assert answered("出差回来多久之内要报销？", "差旅费标准", text).startswith("报销时限：")
+
+
+def test_a_web_address_is_what_a_contact_question_asks() -> None:
+    from lambdarag.answer.needs import NEED_BONUS
+
+    need = question_need("协会的官网网址是多少？")
+    assert evidence_bonus(need, "本协会官方网站（https://www.example.org）每周更新。") == NEED_BONUS
+    assert evidence_bonus(need, "本协会每周更新一次活动安排。") == 0.0

@@ -91,9 +91,11 @@ MATERIALS = ("材料", "资料", "证件", "证明", "带什么", "带哪些", "
              "提供什么", "提供哪些")
 MATERIALS_EN = (r"what (?:documents|materials|papers|forms)", r"which (?:documents|forms)", r"documents? (?:are|is) "
                 r"(?:needed|required)")
-CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "负责人是谁")
+CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "负责人是谁",
+           "网址", r"(?:官网|网站|链接)(?:地址|是|在哪)")  # a web address is reached as a phone is
 # not the asker's own ("What format should my email be in?" asks a format)
-CONTACT_EN = (r"\bcontact\b", r"(?<!\bmy )(?<!\bour )\b(?:phone|e-?mail)\b")
+CONTACT_EN = (r"\bcontact\b", r"(?<!\bmy )(?<!\bour )\b(?:phone|e-?mail)\b",
+              r"\b(?:url|web address)\b", r"\bwhat(?:'s| is) (?:the |their |its |your )?(?:official )?website\b")
 PLACE = ("在哪", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", f"{ASKS_WHAT}处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
@@ -244,7 +246,7 @@ ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，
 # ("8801 0120", "8765-4321"; not a span of years or an amount); an e-mail address
 CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)",
                  r"(?<![\d.])(?!(?:19|20)\d\d[-－ ](?:19|20)\d\d)[2-9]\d{2,3}[ \-－]\d{4}(?![\d.%元万年月日号])",
-                 r"[\w.+-]+@[\w-]+\.[\w.]+")
+                 r"[\w.+-]+@[\w-]+\.[\w.]+", r"\bhttps?://\S|\bwww\.[\w-]+\.[a-z]")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
                    "certificate", "copy of",
                    r"(?<![保验论认查签])证(?=[、，,；;及和与或])")  # a card listed with others: "住院证、身份证…"
