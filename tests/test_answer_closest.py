@@ -160,3 +160,22 @@ def test_an_english_answer_offers_the_nearest_sentence_second_where_the_budget_s
     near = dataclasses.replace(packed, nearness={**nearness, "Entries come as a link in a direct message.": 0.9})
     answer = extractive_answer(question, near, "fact", {}, ["send", "design", "life", "contest"])
     assert "Entries come as a link in a direct message[1]." in answer, answer
+
+
+CARD = {"card#1": chunk("card#1", "会员卡说明", "会员卡在有效期内可以长期使用，活动结束后卡片不会收回。\n"
+                                           "办理会员卡需要提供本人身份证。\n会员卡遗失后可到前台补办。")}
+CARD_QUESTION = "活动结束了，这张会员卡我以后还能接着用吗？"  # asks 接着用: no sentence says it in those words
+
+
+def test_a_yes_or_no_is_read_from_the_sentence_nearest_in_meaning_when_no_sentence_says_it_in_the_words_asked() -> None:
+    packed = pack({}, ["card#1"], [], CARD, max_chars=3500)
+    keywords = ["活动", "结束", "会员卡", "以后", "接着"]
+    assert extractive_answer(CARD_QUESTION, packed, "fact", {}, keywords).startswith("资料中未明确说明")
+    nearness = {sentence: 0.5 for sentence in chunk_sentences(CARD["card#1"].text)}
+    nearest = "会员卡在有效期内可以长期使用，活动结束后卡片不会收回。"
+    near = dataclasses.replace(packed, nearness={**nearness, nearest: 0.9})
+    # its yes is the clause's saying what is asked (使用); the 不会 of 收回 says nothing of it
+    assert extractive_answer(CARD_QUESTION, near, "fact", {}, keywords).startswith("能[1]。会员卡在有效期内")
+    # the nearest scoring far below the best by its words is no support: still not stated
+    far = dataclasses.replace(packed, nearness={**nearness, "会员卡遗失后可到前台补办。": 0.9})
+    assert extractive_answer(CARD_QUESTION, far, "fact", {}, keywords).startswith("资料中未明确说明")

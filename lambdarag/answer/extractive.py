@@ -70,7 +70,7 @@ def extractive_answer(question: str, packed: Packed, intent: str, slots: dict[st
         if asked != question:
             own = [k for k in keywords if k.lower() in asked.lower()] or keywords
             ranked = scored_sentences(asked, packed.pieces, own, intent, packed.as_of)
-        lines = yes_no_lines(asked, scored, need, lines, ranked)
+        lines = yes_no_lines(asked, scored, need, lines, ranked, packed.nearness)
     focus = None if need.kind == "yesno" else _focus(question, intent, keywords)
     # a yes or no is said with its support: a long line after them would be quoted in part as padding
     text = "".join(fit_budget(lines, budget, focus, parts=need.kind != "yesno")).strip()

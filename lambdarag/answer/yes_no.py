@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from lambdarag.answer import cues
+from lambdarag.answer.closest import nearest
 from lambdarag.answer.compose import lead_line, negates, on_condition
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.answer.exceptions import excepted
@@ -48,12 +49,16 @@ PERMISSION = frozenset({"可以", "能", "能够", "允许", "can", "could", "ma
 YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
 # where a support of several sentences or list items parts ("…；* 特殊情况者可以申请远程工作。* 事假…",
 # "...budget. You may…"); a "；" alone parts no rule from its exception ("…180天内报销；超过180天的，须…方可受理")
+_CLAUSES = re.compile(r"[，,]")
+_LEAD_IN = re.compile(r"[：:；;]")
 _PARTS = re.compile(r"(?<=[。！!？?])\s*(?:[*\-•·]\s+)?|(?<=[；;])\s*[*\-•·]\s+|(?<=[.!?])\s+(?=[A-Z*\-•])|\n+")
 
 
 def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: list[str],
-                 ranked: Sequence[Scored] | None = None) -> list[str]:
-    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; "not stated" without one. Asked
+                 ranked: Sequence[Scored] | None = None, nearness: Mapping[str, float] | None = None) -> list[str]:
+    """可以 / 不可以 (Yes / No) read from the best matching sentence, which follows; where none says what is asked in
+    the question's words, from the sentence nearest in meaning (``nearness``: the sentence vectors') when it scores
+    nearly as well as the best; "not stated" without either. Asked
     with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
     ``scored`` for the whole question says."""
     predicate = yes_no_predicate(question, need.modal)
@@ -67,6 +72,10 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     if best is None or best.score < _floor(best, predicate, question, top_doc) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
         refusal = _refusal([s for s in scored if not ASKED_END.search(s.sentence)], question, need, predicate, top_doc)
+        near = nearest(stating, nearness or {}) if refusal is None else None
+        # the sentence nearest in meaning, scoring nearly as well as the best, says it in other words
+        if near is not None and near.says_asked and best is not None and near.score >= best.score * REFUSAL_SHARE:
+            return [_read_lead(question, near, scored, need, predicate) + near.cited(), *_not_said(lines, near.cited())]
         if refusal is None:
             return [lead_line(need, "", False), *lines]
         support = refusal.cited()
@@ -97,7 +106,8 @@ def _read_lead(question: str, support: Scored, scored: Sequence[Scored], need: N
     exception = _excepted(question, part.sentence, need)  # a yes on the exception's terms
     outside = figure_outside(question, part.sentence) or exception
     refuted = _refuted(question, part, scored, predicate) or _left_out(question, part.sentence, need)
-    read = as_asked_free(question, part.cited())
+    # a rule's own yes or no is the clause's saying what is asked; an exception or a limit turns the whole one round
+    read = as_asked_free(question, (part if outside else _asked_clause(part, predicate)).cited())
     read = as_asked_negated(question, read) if need.english else read
     return lead_line(need, read, True, refuted, outside, conditional or exception)
 
@@ -112,6 +122,19 @@ def _asked_part(support: Scored, question: str, predicate: str) -> Scored:
     wanted = question_grams(question)
     part = max(parts, key=lambda p: (says_predicate(question, p, predicate), len(wanted & grams(p))))
     return dataclasses.replace(support, sentence=part)
+
+
+def _asked_clause(part: Scored, predicate: str) -> Scored:
+    """A Chinese sentence without the clauses holding no character of the predicate asked ("VIP账号您可以长期使用，
+    活动结束后账号不会回收" asked "…还能接着用吗": the 不会 of 回收 says nothing of 用): the yes or no is read from the
+    rest. A sentence listing items after a lead-in is whole: the lead-in's word ("违章电器包括：…") says it of every
+    item."""
+    asked = {c for c in predicate if has_cjk(c) and c not in stopwords()}
+    clauses = [c for c in _CLAUSES.split(part.sentence) if c.strip()]
+    if len(clauses) < 2 or not asked or _LEAD_IN.search(part.sentence):
+        return part
+    kept = [c for c in clauses if any(ch in c for ch in asked)]
+    return dataclasses.replace(part, sentence="，".join(kept)) if kept and len(kept) < len(clauses) else part
 
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
