@@ -47,10 +47,10 @@ PREDICATE_SAID = 1 / 3  # share of the predicate's character pairs a support say
 REFUSAL_SHARE = 0.75  # share of the best score a rule refusing what is asked in its own words needs to say no
 PERMISSION = frozenset({"可以", "能", "能够", "允许", "can", "could", "may"})  # modals asking whether one may
 YES_NO_CLOSE = 0.9  # share of the best score a sentence saying the verb asked needs to support the answer instead
+_CLAUSES = re.compile(r"[，,]")  # the clauses of a Chinese sentence
+_LEAD_IN = re.compile(r"[：:；;]")  # a lead-in and the items it lists
 # where a support of several sentences or list items parts ("…；* 特殊情况者可以申请远程工作。* 事假…",
 # "...budget. You may…"); a "；" alone parts no rule from its exception ("…180天内报销；超过180天的，须…方可受理")
-_CLAUSES = re.compile(r"[，,]")
-_LEAD_IN = re.compile(r"[：:；;]")
 _PARTS = re.compile(r"(?<=[。！!？?])\s*(?:[*\-•·]\s+)?|(?<=[；;])\s*[*\-•·]\s+|(?<=[.!?])\s+(?=[A-Z*\-•])|\n+")
 
 

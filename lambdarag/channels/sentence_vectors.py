@@ -170,7 +170,6 @@ class SentenceVectors:
                     out[text] = max(float(cosines[i]), out.get(text, -1.0))
         return out
 
-
     def best(self, chunk_ids: Iterable[str], query: np.ndarray) -> float | None:
         """The highest cosine of the unit ``query`` vector with a sentence of the given chunks (their sentences as
         built), None when none of them is in the index."""
