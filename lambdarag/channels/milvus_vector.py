@@ -72,9 +72,9 @@ def _background(domain: Domain, embedder: Embedder) -> Callable[[Path], None]:
     cfg = domain.config.retrieval.milvus
     searcher, params = Searcher(target(domain), cfg.timeout_s, cfg.timeout_s), dict(cfg.search_params)
 
-    def best(vector: np.ndarray) -> float:
-        found = searcher.search([float(x) for x in vector], DENSE, 1, params)
-        return found[0][1] if found else -1.0
+    def best(rows: np.ndarray) -> np.ndarray:
+        found = [searcher.search([float(x) for x in row], DENSE, 1, params) for row in rows]
+        return np.array([hits[0][1] if hits else -1.0 for hits in found], dtype=np.float32)
 
     return lambda folder: write_background(folder, embedder.embed_queries, best)
 

@@ -62,28 +62,31 @@ def questions_digest() -> str:
 
 
 def write_background(folder: Path, embed_queries: Callable[[Sequence[str]], np.ndarray],
-                     best: Callable[[np.ndarray], float] | None = None) -> None:
-    """Embed the background questions and write the best cosine each reaches: ``best`` of its query vector, by
-    default the highest inner product with ``folder``'s vectors.npy (the Milvus channel searches its collection).
-    A domain without chunks has an empty background."""
+                     best: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+    """Embed the background questions and write the best cosine each reaches: ``best`` of their query vectors (one
+    row each), by default the highest inner products with ``folder``'s vectors.npy (the Milvus channel searches its
+    collection). A domain without chunks has an empty background."""
     if best is None:
         vectors = np.load(folder / "vectors.npy", mmap_mode="r")
-        best = (lambda v: best_cosine(vectors, v)) if vectors.shape[0] else None
+        best = (lambda rows: best_cosines(vectors, rows)) if vectors.shape[0] else None
     scores: dict[str, list[float]] = {language: [] for language in background_questions()}
     if best is not None:
         for language, questions in background_questions().items():
             rows = np.asarray(embed_queries(questions), dtype=np.float32)
-            scores[language] = sorted(round(best(row), 6) for row in rows)
+            scores[language] = sorted(round(float(b), 6) for b in best(rows))
     payload = {"digest": questions_digest(), "scores": scores}
     (folder / BACKGROUND_FILE).write_text(json.dumps(payload), encoding="utf-8")
 
 
-def best_cosine(vectors: np.ndarray, query: np.ndarray) -> float:
-    """The highest inner product of ``query`` with a row of ``vectors`` (float32 or float16, memory-mapped), read
-    BLOCK_ROWS rows at a time: no float32 copy of a whole sentence index."""
-    q = np.asarray(query, dtype=np.float32)
-    return max(float(np.max(np.asarray(vectors[i:i + BLOCK_ROWS], dtype=np.float32) @ q))
-               for i in range(0, vectors.shape[0], BLOCK_ROWS))
+def best_cosines(vectors: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """The highest inner product of each of ``queries`` (one per row) with a row of ``vectors`` (float32 or
+    float16, memory-mapped), read BLOCK_ROWS rows at a time: no float32 copy of a whole sentence index, each block
+    read once for every question."""
+    q = np.asarray(queries, dtype=np.float32)
+    best = np.full(q.shape[0], -np.inf, dtype=np.float32)
+    for i in range(0, vectors.shape[0], BLOCK_ROWS):
+        best = np.maximum(best, (np.asarray(vectors[i:i + BLOCK_ROWS], dtype=np.float32) @ q.T).max(axis=0))
+    return best
 
 
 def read_background(folder: Path) -> Background | None:
