@@ -1626,3 +1626,16 @@ def test_a_web_address_is_what_a_contact_question_asks() -> None:
     need = question_need("协会的官网网址是多少？")
     assert evidence_bonus(need, "本协会官方网站（https://www.example.org）每周更新。") == NEED_BONUS
     assert evidence_bonus(need, "本协会每周更新一次活动安排。") == 0.0
+
+
+def test_a_contact_asked_is_led_by_the_sentence_carrying_one_not_by_the_top_chunks_best() -> None:
+    chunks = {"guide#1": Chunk("guide#1", "guide", "Phone guide", "Phone guide",
+                               "This guide explains the internal phone network and how to dial the front desk "
+                               "from it."),
+              "guide#2": Chunk("guide#2", "guide", "Getting help", "Getting help",
+                               "You can reach the front desk by calling 2040 on the internal phone network or by email "
+                               "at desk@example.org.")}
+    question = "Which number do I dial on the internal phone network to reach the front desk?"
+    packed = pack({}, ["guide#1", "guide#2"], [], chunks, max_chars=3500)  # the fused order: the guide's page first
+    answer = extractive_answer(question, packed, "fact", {}, Tokenizer().keywords(question))
+    assert answer.startswith("You can reach the front desk by calling 2040"), answer

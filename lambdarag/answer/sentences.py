@@ -155,7 +155,8 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
 def _top(scored: Sequence[Scored], first: Scored) -> list[Scored]:
     """The top fused chunk's best sentence when it matches reasonably (fusion is the consensus of every channel, one
     sentence's keyword count is not), unless the best sentence stands in the section headed by what is asked
-    ("四、申报时间") or carries the value asked ("within 10 working days" asked how long) and it does not."""
+    ("四、申报时间") or carries the value asked ("within 10 working days" asked how long; a phone, an e-mail or a web
+    address asked how to reach someone) and it does not."""
     top = max((s for s in scored if s.rank == 0 and s.score >= first.score * TOP_CHUNK_FLOOR), key=ranking_key,
               default=None)
     if top is None or (first.in_section and not top.in_section) or (first.valued and not top.valued):
@@ -248,7 +249,8 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             said = unsaid.said_in(unit.shown, f"{head} {own}" if unit.reply else own, echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
-                              valued=asked.carries(unit.shown, value), reply=unit.reply))
+                              valued=asked.carries(unit.shown, value) or (need.kind == "contact" and bonus > 0),
+                              reply=unit.reply))
     return _read_as_of(_as_asked(question, whole_over_cut(out), bool(asked.amount) and need.kind != "yesno"), as_of)
 
 
