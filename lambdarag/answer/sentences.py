@@ -249,9 +249,14 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
             said = unsaid.said_in(unit.shown, f"{head} {own}" if unit.reply else own, echo)
             out.append(Scored(score, int(piece.n or 0), rank, unit.shown, doc_of(piece.chunk_id), unit.matched,
                               echo=echo, says_asked=said, item=unit.item, in_section=in_section,
-                              valued=asked.carries(unit.shown, value) or (need.kind == "contact" and bonus > 0),
-                              reply=unit.reply))
+                              valued=_carries(asked, need, unit.shown, value, bonus), reply=unit.reply))
     return _read_as_of(_as_asked(question, whole_over_cut(out), bool(asked.amount) and need.kind != "yesno"), as_of)
+
+
+def _carries(asked: AskedValues, need: Need, sentence: str, value: float, bonus: float) -> bool:
+    """Whether the sentence holds what the question's own words ask: the date or amount it scored ``value`` for, or,
+    asked how to reach someone, the phone, e-mail or web address it scored the need's ``bonus`` for."""
+    return asked.carries(sentence, value) or (need.kind == "contact" and bonus > 0)
 
 
 def _as_asked(question: str, scored: list[Scored], how_much: bool) -> list[Scored]:
