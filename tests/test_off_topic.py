@@ -89,6 +89,7 @@ def test_a_weak_keyword_match_no_nearer_the_domain_than_everyday_questions_is_no
 
     from lambdarag.build.steps import build_domain
     from lambdarag.config.domain import init_domain, open_domain
+    from lambdarag.evaluation.runner import not_found_far
     from lambdarag.options import PipelineOptions
     from lambdarag.pipeline.run import answer
     from lambdarag.retrieval.knowledge import KnowledgeBase
@@ -112,6 +113,9 @@ def test_a_weak_keyword_match_no_nearer_the_domain_than_everyday_questions_is_no
         far = answer(kb, sports, options=options)
         assert far.trace["gate"]["overlap"] < 0.5, far.trace["gate"]
         assert not far.found and far.answer_method == "not_found" and far.trace["topic"]["state"] == "far"
+        # the evaluation counts the not-found the dense reading decided apart from the keyword floor's
+        assert not_found_far(far) == 1.0 and not_found_far(asked) == 0.0
+        assert not_found_far(answer(kb, "明天会下雨吗？", options=options)) == 0.0  # no keyword at all: the floor's
         # read against the sentences of its evidence and the everyday questions' background among the sentences
         topic = far.trace["topic"]
         assert topic["reading"] == "sentences" and topic["top"] <= topic["fence"] and far.trace["degraded"] == []

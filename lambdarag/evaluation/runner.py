@@ -203,6 +203,13 @@ def result_timings(result: Result) -> dict[str, float]:
     return timings
 
 
+def not_found_far(result: Result) -> float:
+    """1.0 when the not-found line's dense reading answered "not found": keywords matching weakly and the question no
+    nearer the domain than everyday questions (retrieval/off_topic.py), not the keyword floor."""
+    topic = result.trace.get("topic") or {}
+    return float(not result.found and topic.get("state") == "far")
+
+
 def gate_triggered(result: Result) -> float:
     """1.0 when the corrective gate found the first attempt below its threshold."""
     gate = result.trace.get("gate") or {}
@@ -235,6 +242,7 @@ class Runner:
         metrics = score(question, ranked, result.context, result.answer, result.found, self.levels.src_of_doc,
                         self.levels.page_ranking(chunk_ids), lead)
         metrics["gate_triggered"] = gate_triggered(result)
+        metrics["not_found_far"] = not_found_far(result)
         metrics["answer_in_gold"] = answer_in_gold(question, self.levels.doc_text)
         page_gold = m.gold_page_units(question.gold_doc_ids, question.gold_pages)
         metrics.update(cited_page_hits(result.answer if result.found else "", result.packed, page_gold,

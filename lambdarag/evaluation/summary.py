@@ -12,7 +12,7 @@ from lambdarag.evaluation.runner import FULL, QuestionRecord
 HEADLINE = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "answer_in_context", "extractive_hit",
             "first_sentence_hit", "not_found", "gate_triggered")
 LEAD = "lead"  # the first evidence sentences up to the answer budget: the extractive answer's reference
-LOWER_IS_BETTER = frozenset({"not_found", "answer_chars_p50", "answer_chars_p95"})
+LOWER_IS_BETTER = frozenset({"not_found", "not_found_far", "answer_chars_p50", "answer_chars_p95"})
 
 
 def metric_names(records: Iterable[QuestionRecord]) -> list[str]:
