@@ -15,8 +15,8 @@ from lambdarag.answer.captions import PAGE_NUMBER_LINE
 from lambdarag.answer.cues import cue_pattern
 from lambdarag.text.tokenizer import ITEM_ENDS, has_cjk
 
-QUESTION_LINE = re.compile(r"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|[？?]\s*$", re.IGNORECASE)
 ASKED_END = re.compile(r"[？?]\s*$")  # a sentence that asks
+QUESTION_LINE = re.compile(rf"^(?:问\s*\d*\s*[:：]|Q\s*\d*\s*[:：.])|{ASKED_END.pattern}", re.IGNORECASE)
 ANSWER_LINE = re.compile(r"^\s*(?:答|A)\s*\d*\s*[:：]\s*", re.IGNORECASE)
 WRAP_WIDTH_SHARE = 0.85  # a wrapped line fills the text's width; a shorter one ended where its author ended it
 WRAPPED_MIN_CHARS = 30  # a shorter line without a full stop is a heading or a label, not wrapped text

@@ -62,8 +62,9 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     with other questions, the sentence is chosen as ``ranked`` for the yes/no part alone, and must score as
     ``scored`` for the whole question says."""
     predicate = yes_no_predicate(question, need.modal)
-    stating = [s for s in (ranked if ranked is not None else scored) if not ASKED_END.search(s.sentence)]
-    best = _support(stating, question, predicate, asked_object(question))  # a question the document asks says none
+    statements = [s for s in scored if not ASKED_END.search(s.sentence)]  # a question the document asks says none
+    stating = statements if ranked is None else [s for s in ranked if not ASKED_END.search(s.sentence)]
+    best = _support(stating, question, predicate, asked_object(question))
     if ranked is not None and best is not None:
         best = next((s for s in scored if s.n == best.n and s.sentence == best.sentence), None)
     # a sentence sharing only the page's subject ("基层就业补贴…" asked "…可以分期领取吗"), or saying nothing of what is
@@ -71,7 +72,7 @@ def yes_no_lines(question: str, scored: Sequence[Scored], need: Need, lines: lis
     top_doc = next((s.doc_id for s in scored if s.rank == 0), None)
     if best is None or best.score < _floor(best, predicate, question, top_doc) or not best.says_asked \
             or not says_predicate(question, best.sentence, predicate):
-        refusal = _refusal([s for s in scored if not ASKED_END.search(s.sentence)], question, need, predicate, top_doc)
+        refusal = _refusal(statements, question, need, predicate, top_doc)
         near = nearest(stating, nearness or {}) if refusal is None else None
         # the sentence nearest in meaning, scoring nearly as well as the best, says it in other words
         if near is not None and near.says_asked and best is not None and near.score >= best.score * REFUSAL_SHARE:
@@ -129,12 +130,17 @@ def _asked_clause(part: Scored, predicate: str) -> Scored:
     活动结束后账号不会回收" asked "…还能接着用吗": the 不会 of 回收 says nothing of 用): the yes or no is read from the
     rest. A sentence listing items after a lead-in is whole: the lead-in's word ("违章电器包括：…") says it of every
     item."""
-    asked = {c for c in predicate if has_cjk(c) and c not in stopwords()}
+    asked = _predicate_characters(predicate)
     clauses = [c for c in _CLAUSES.split(part.sentence) if c.strip()]
     if len(clauses) < 2 or not asked or _LEAD_IN.search(part.sentence):
         return part
     kept = [c for c in clauses if any(ch in c for ch in asked)]
     return dataclasses.replace(part, sentence="，".join(kept)) if kept and len(kept) < len(clauses) else part
+
+
+def _predicate_characters(predicate: str) -> frozenset[str]:
+    """The characters of a Chinese predicate that say what is asked: no stopword, no Latin letter."""
+    return frozenset(c for c in predicate if has_cjk(c) and c not in stopwords())
 
 
 def _refuted(question: str, best: Scored, scored: Sequence[Scored], predicate: str) -> bool:
@@ -199,8 +205,7 @@ def _refusal(scored: Sequence[Scored], question: str, need: Need, predicate: str
     best = max(scored, key=ranking_key, default=None)
     if best is None or need.modal not in PERMISSION:
         return None
-    asked = frozenset(asked_words(question)) if need.english \
-        else frozenset(c for c in predicate if has_cjk(c) and c not in stopwords())
+    asked = frozenset(asked_words(question)) if need.english else _predicate_characters(predicate)
     refusing = _REFUSAL_EN if need.english else _REFUSAL
     floor = max(best.score * REFUSAL_SHARE, YES_NO_SUPPORT / 2)
     # its FAQ's reply refuses too ("不可以。一个账号只能…"); a refusal in what 但 sets against a part saying more of
