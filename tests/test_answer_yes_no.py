@@ -147,3 +147,10 @@ def test_a_word_hyphenated_in_the_question_and_spaced_in_the_rule_is_the_same_wo
              "No make up exams are given, except for medical reasons. For other issues please contact the instructor.")
     answer = answered("I have a family trip that clashes with the midterm. Can I sit a make-up exam instead?", *exams)
     assert says_no(answer) and "No make up exams are given" in answer
+
+
+def test_an_article_number_before_a_colon_labels_the_rule_and_leads_in_nothing() -> None:
+    """The clause holding what is asked is read, not the condition before it ("不能参加" says nothing of 请假)."""
+    rules = ("理事会议事规则", "第一条：理事会每季度召开一次全体会议。\n"
+             "第二条：理事如因故不能出席会议，必须提前向秘书处书面请假。")
+    assert answered("下个月的理事会我出差去不了，需要提前请假吗？", *rules).startswith("需要")

@@ -15,7 +15,7 @@ from lambdarag.answer.lines import QUESTION_LINE, unwrapped_lines
 from lambdarag.answer.needs import field_label, last_section
 from lambdarag.answer.table_text import label_column, match_score, parse_table, question_grams
 from lambdarag.records import Chunk
-from lambdarag.text.patterns import CITED_TITLE
+from lambdarag.text.patterns import ARTICLE, CITED_TITLE
 from lambdarag.text.tokenizer import has_cjk
 
 _STEP = re.compile(
@@ -24,7 +24,6 @@ _STEP = re.compile(
 _PAGE_REF = re.compile(r"(?:\s|\.{2,}|…+|·{2,})\d{1,4}$")  # "Legal Proceedings 37", "总则……1": a contents line
 HEADING_MAX_WORDS = 4  # a numbered Latin line this short over a paragraph is a section heading ("2. Approval")
 CONTENTS_SHARE = 0.5  # a list is a table of contents when this share of its items end in a page number
-_ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
 _CONDITION = re.compile(r"须|必须|应当|不得|不超过|超过|以上|以下|条件|适用|仅限|方可|才可|才能")
 _WHERE_AFTER_VERB = re.compile(r"(?:交至|交到|投递至|送至|送到|提交至|提交到|前往|到)([^，,。；;、\n]{2,24})")
 _PLACE_WORD = re.compile(r"窗口|大厅|室|楼|系统|平台|网站|办公室|中心|网点|服务点|服务站")
@@ -84,7 +83,7 @@ def _lead(text: str) -> str:
     first = next((i for i, line in enumerate(lines) if _STEP.match(line)), -1)
     if first <= 0 or not lines[first - 1].endswith(("：", ":")):
         return ""
-    return _ARTICLE.sub("", lines[first - 1]).rstrip("：:")
+    return ARTICLE.sub("", lines[first - 1]).rstrip("：:")
 
 
 def _numbered(text: str) -> list[str]:
@@ -142,7 +141,7 @@ def _steps(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str]:
 def _articles(items: Sequence[str]) -> bool:
     """Whether a section's lines are a regulation's articles (第六条 …, with the clauses listed under them):
     provisions, not the steps of a procedure (a chapter "申请程序" of a regulation is made of them)."""
-    return bool(items) and _ARTICLE.match(items[0]) is not None
+    return bool(items) and ARTICLE.match(items[0]) is not None
 
 
 def is_contents(items: Sequence[str]) -> bool:
@@ -180,7 +179,7 @@ def _conditions(pool: Sequence[Chunk], wanted: set[str]) -> tuple[list[str], str
     segments = [(segment, chunk) for chunk in pool[:3] for segment in _clauses(chunk.text)]
     for segment, chunk in segments:
         # an article is read as a sentence, whole; a lead-in ("…适合以下业务场景：") announces, it states nothing
-        if _CONDITION.search(segment) and not _STEP.match(segment) and not _ARTICLE.match(segment) \
+        if _CONDITION.search(segment) and not _STEP.match(segment) and not ARTICLE.match(segment) \
                 and len(segment) <= 120 and "|" not in segment and not segment.endswith(("：", ":")):
             scored.append((match_score(wanted, segment), segment, chunk.chunk_id))
     scored.sort(key=lambda t: -t[0])

@@ -32,7 +32,7 @@ from lambdarag.answer.sentences import Scored, ranking_key
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.answer.weekdays import day_outside
 from lambdarag.text.english import word_stems
-from lambdarag.text.patterns import CITATION_MARK
+from lambdarag.text.patterns import ARTICLE, CITATION_MARK
 from lambdarag.text.tokenizer import has_cjk, stopwords
 
 _RULE = cue_pattern(*cues.RULE)
@@ -129,10 +129,11 @@ def _asked_clause(part: Scored, predicate: str) -> Scored:
     """A Chinese sentence without the clauses holding no character of the predicate asked ("VIP账号您可以长期使用，
     活动结束后账号不会回收" asked "…还能接着用吗": the 不会 of 回收 says nothing of 用): the yes or no is read from the
     rest. A sentence listing items after a lead-in is whole: the lead-in's word ("违章电器包括：…") says it of every
-    item."""
+    item; an article's number before a colon is its label, no lead-in ("第二条：工作会议如有事不能参加，必须…请假")."""
     asked = _predicate_characters(predicate)
-    clauses = [c for c in _CLAUSES.split(part.sentence) if c.strip()]
-    if len(clauses) < 2 or not asked or _LEAD_IN.search(part.sentence):
+    text = ARTICLE.sub("", part.sentence).lstrip("：: ")
+    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    if len(clauses) < 2 or not asked or _LEAD_IN.search(text):
         return part
     kept = [c for c in clauses if any(ch in c for ch in asked)]
     return dataclasses.replace(part, sentence="，".join(kept)) if kept and len(kept) < len(clauses) else part

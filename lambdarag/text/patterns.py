@@ -60,6 +60,9 @@ def bracketed_title(min_chars: int, max_chars: int, *, one_line: bool = False) -
     return f"《({body}{{{min_chars},{max_chars}}})》"
 
 
+# An article's number opening its text ("第二条 …", "第十五条：…"): a rule's label, not a lead-in to items.
+ARTICLE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+条\s*")
+
 # A cited regulation, notice or book as a graph entity: on one line, up to 80 characters.
 TITLE = re.compile(bracketed_title(1, 80, one_line=True))
 # A cited policy basis or a repealed name: two to sixty characters, a line break allowed (an extracted PDF line may
