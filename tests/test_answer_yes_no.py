@@ -154,3 +154,13 @@ def test_an_article_number_before_a_colon_labels_the_rule_and_leads_in_nothing()
     rules = ("理事会议事规则", "第一条：理事会每季度召开一次全体会议。\n"
              "第二条：理事如因故不能出席会议，必须提前向秘书处书面请假。")
     assert answered("下个月的理事会我出差去不了，需要提前请假吗？", *rules).startswith("需要")
+
+
+def test_a_latin_word_the_evidence_names_elsewhere_is_part_of_the_subject() -> None:
+    """"App" names the service (its definitions say so): the sentence saying the rest of what is asked supports
+    the answer without repeating it. A Latin word no evidence says is what is asked: not stated."""
+    service = ("小蜜蜂跑腿用户协议", "本协议所称平台，包括小蜜蜂App、微信小程序和官方网站。\n"
+               "用户可以通过平台的转发入口将自己的订单详情转发给亲友查看。\n用户应妥善保管账户密码。")
+    assert answered("我能用 App 把自己的订单详情转发给家人看吗？", *service).startswith("能")
+    tool = ("打印助手使用说明", "打印助手支持 Windows 10 及以上版本，双击安装包即可安装。\n安装后首次运行需要登录。")
+    assert answered("这个打印助手能装在 Mac 上用吗？", *tool).startswith("资料中未明确说明")

@@ -28,7 +28,7 @@ from lambdarag.answer.qualifiers import named_groups_first
 from lambdarag.answer.rarity import rarity_weights, weighted_score
 from lambdarag.answer.table_text import grams, question_grams
 from lambdarag.answer.units import Unit, candidate_units
-from lambdarag.answer.unsaid import Unsaid, lone_characters
+from lambdarag.answer.unsaid import Unsaid
 from lambdarag.answer.window_ends import cut_by_window, opens_document, whole_over_cut
 from lambdarag.text.tokenizer import normalize
 
@@ -216,7 +216,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
-    echoed = [*keywords, *lone_characters(question, keywords)]  # the words a sentence may echo beyond its heading
+    unsaid_under = Unsaid.reader(question, keywords, [piece.text for piece in evidence])  # by the chunk's heading
     asked, need = AskedValues.of(question, intent), question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
@@ -226,7 +226,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     for rank, (piece, (head, body)) in enumerate(zip(evidence, split, strict=True)):
         chunk_score = CHUNK_WEIGHT * score_text(piece.text, keywords, wanted)  # its heading's words count too
         page = ON_PAGE if doc_of(piece.chunk_id) in on_page else 0.0  # the page the question names
-        unsaid = Unsaid.of(echoed, head)
+        unsaid = unsaid_under(head)
         in_section = section_bonus(need, head) > 0  # the chunk's section is headed by what is asked
         for unit in candidate_units(body, wanted, head, _whole_rows(question, intent, need.kind),
                                     need.kind in WHOLE_LISTS):

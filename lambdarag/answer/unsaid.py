@@ -8,8 +8,9 @@ or one of the English words (answer/extractive.py: "not stated" otherwise).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lambdarag.text.english import stem, word_stems
@@ -32,12 +33,24 @@ class Unsaid:
     words: frozenset[str]  # stemmed
 
     @classmethod
-    def of(cls, keywords: Sequence[str], head: str) -> Unsaid:
+    def of(cls, keywords: Sequence[str], head: str, known: frozenset[str] = frozenset()) -> Unsaid:
+        """What of ``keywords`` the heading ``head`` does not say; Latin words in ``known`` (stems) are no part of
+        what is asked (``reader``)."""
         subject = _ASKING_SECTION.sub(" ", head)
         words = {stem(part.lower()) for w in keywords if w.isascii() for part in _LATIN_WORD.findall(w)
                  if len(part) > 1}  # "part-time": part, time
         return cls(frozenset(c for word in keywords for c in word if has_cjk(c) and c not in subject),
-                   frozenset(words - word_stems(subject)) if words else frozenset())
+                   frozenset(words - word_stems(subject) - known) if words else frozenset())
+
+    @classmethod
+    def reader(cls, question: str, keywords: Sequence[str], texts: Sequence[str]) -> Callable[[str], Unsaid]:
+        """``of`` for each chunk's heading, with the words a sentence may echo: the keywords and the question's lone
+        characters. A Latin word of a Chinese question that the evidence ``texts`` say somewhere names part of its
+        subject ("我能用 App 里的分享功能…" of a service whose definitions name "无忧帮帮App"): the support need not
+        repeat it. One the evidence never says is what is asked ("能装在 Mac 上吗" of a Windows tool) and stays."""
+        echoed = [*keywords, *lone_characters(question, keywords)]
+        chinese = any(has_cjk(word) for word in echoed)
+        return functools.partial(cls.of, echoed, known=word_stems(" ".join(texts)) if chinese else frozenset())
 
     def echo(self, sentence: str) -> float:
         """The share of the unsaid characters the sentence holds (the score's echo; Chinese only)."""
