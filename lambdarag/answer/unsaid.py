@@ -46,8 +46,8 @@ class Unsaid:
     def reader(cls, question: str, keywords: Sequence[str], texts: Sequence[str]) -> Callable[[str], Unsaid]:
         """``of`` for each chunk's heading, with the words a sentence may echo: the keywords and the question's lone
         characters. A Latin word of a Chinese question that the evidence ``texts`` say somewhere names part of its
-        subject ("我能用 App 里的分享功能…" of a service whose definitions name "无忧帮帮App"): the support need not
-        repeat it. One the evidence never says is what is asked ("能装在 Mac 上吗" of a Windows tool) and stays."""
+        subject ("能用 App 把订单转发给家人吗" of a service whose definitions name its App): the support need not repeat
+        it. One the evidence never says is what is asked ("能装在 Mac 上吗" of a Windows tool) and stays."""
         echoed = [*keywords, *lone_characters(question, keywords)]
         chinese = any(has_cjk(word) for word in echoed)
         return functools.partial(cls.of, echoed, known=word_stems(" ".join(texts)) if chinese else frozenset())

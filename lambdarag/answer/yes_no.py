@@ -129,7 +129,7 @@ def _asked_clause(part: Scored, predicate: str) -> Scored:
     """A Chinese sentence without the clauses holding no character of the predicate asked ("VIP账号您可以长期使用，
     活动结束后账号不会回收" asked "…还能接着用吗": the 不会 of 回收 says nothing of 用): the yes or no is read from the
     rest. A sentence listing items after a lead-in is whole: the lead-in's word ("违章电器包括：…") says it of every
-    item; an article's number before a colon is its label, no lead-in ("第二条：工作会议如有事不能参加，必须…请假")."""
+    item; an article's number before a colon is its label, no lead-in ("第二条：理事如因故不能出席，必须提前请假")."""
     asked = _predicate_characters(predicate)
     text = ARTICLE.sub("", part.sentence).lstrip("：: ")
     clauses = [c for c in _CLAUSES.split(text) if c.strip()]
