@@ -1639,3 +1639,32 @@ def test_a_contact_asked_is_led_by_the_sentence_carrying_one_not_by_the_top_chun
     packed = pack({}, ["guide#1", "guide#2"], [], chunks, max_chars=3500)  # the fused order: the guide's page first
     answer = extractive_answer(question, packed, "fact", {}, Tokenizer().keywords(question))
     assert answer.startswith("You can reach the front desk by calling 2040"), answer
+
+
+def test_a_contact_question_naming_the_way_is_answered_that_way() -> None:
+    """A phone asked is not given by a web address (nor an address asked by a phone); asked how to reach someone
+    without naming a way, any way answers. A short number after a verb of dialling is a phone too."""
+    phone, web = "赞助合作请致电010-6275 1234。", "报名请登录官方网站www.example.org。"
+    for question, gives, other in (("想赞助比赛，打哪个电话？", phone, web), ("比赛的官网网址是多少？", web, phone)):
+        need = question_need(question)
+        assert evidence_bonus(need, gives, question) > 0 and evidence_bonus(need, other, question) == 0
+    question = "赞助的事该怎么联系主办方？"
+    assert all(evidence_bonus(question_need(question), s, question) > 0 for s in (phone, web))
+    question = "Which phone number do I dial to reach the front desk?"
+    assert evidence_bonus(question_need(question), "Reach the desk by calling 2040 on any house phone.", question) > 0
+    assert evidence_bonus(question_need(question), "See www.example.org for the desk's hours.", question) == 0
+
+
+def test_asked_which_number_to_call_the_sentence_giving_one_follows_the_first() -> None:
+    """The phone sentence shares few of the question's words ("致电" for 电话) and scores under the answer's floor:
+    it is offered second when no sentence picked gives a way of reaching anyone."""
+    race = {f"race#{n}": Chunk(f"race#{n}", "race", "南湖马拉松", heading, text) for n, heading, text in (
+        (1, "南湖马拉松 > 报名", "南湖马拉松的报名在官方网站进行，公司团队报名的选手可以统一领取比赛装备。"
+                              "南湖马拉松每年吸引上万名选手参加比赛。"),
+        (2, "南湖马拉松 > 赞助", "南湖马拉松比赛的赞助公司可以在比赛现场展示品牌，"
+                              "赞助公司名单在南湖马拉松比赛前一周公布。"),
+        (3, "附录", "赞助事宜请致电010-6275 1234。"))}
+    context = pack({}, list(race), [], race, max_chars=3500)
+    question = "我们公司想赞助南湖马拉松比赛，可以打哪个电话问？"
+    answer = extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
+    assert "010-6275 1234" in answer.split("。")[1]

@@ -244,9 +244,18 @@ ORIGIN = (rf"(?:哪里|哪儿|什么地方|{ASKS_WHAT}[地处]|哪国|哪个国�
 ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
 # a number a phone line is written in: with its area code, a mobile, eight digits, or a local number in two groups
 # ("8801 0120", "8765-4321"; not a span of years or an amount); an e-mail address
-CONTACT_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)",
-                 r"(?<![\d.])(?!(?:19|20)\d\d[-－ ](?:19|20)\d\d)[2-9]\d{2,3}[ \-－]\d{4}(?![\d.%元万年月日号])",
-                 r"[\w.+-]+@[\w-]+\.[\w.]+", r"\bhttps?://\S|\bwww\.[\w-]+\.[a-z]")
+PHONE_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)",
+               r"(?<![\d.])(?!(?:19|20)\d\d[-－ ](?:19|20)\d\d)[2-9]\d{2,3}[ \-－]\d{4}(?![\d.%元万年月日号])",
+               # a short number after a verb of dialling: an extension or an internal line ("calling 1009", "拨打 8801")
+               r"(?i:\b(?:call|calling|dial|dialling|dialing|ring)\s+|拨打|致电|分机)\s*\d{3,6}(?![\d.%元万年月日号])")
+EMAIL_MARKS = (r"[\w.+-]+@[\w-]+\.[\w.]+",)
+WEB_MARKS = (r"(?<![A-Za-z])https?://\S|(?<![A-Za-z0-9.])www\.[\w-]+\.[a-z]",)  # also right after Chinese text
+CONTACT_MARKS = (*PHONE_MARKS, *EMAIL_MARKS, *WEB_MARKS)
+# the way of reaching someone a contact question names ("打哪个电话", "有邮箱吗", "官网网址"): what answers it carries
+# that way; a question naming none ("怎么联系", "Who do I contact?") is answered by any
+PHONE_ASKED = ("电话", "致电", "热线", "手机", r"\b(?:phone|telephone|call|hotline)\b")
+EMAIL_ASKED = ("邮箱", "邮件", "电邮", r"\be-?mail\b")
+WEB_ASKED = ("网址", "官网", "网站", "链接", r"\b(?:url|website|web address|link)\b")
 MATERIALS_MARKS = ("材料", "证明", "复印件", "原件", "证件", "申请表", "发票", "单据", "document", "form",
                    "certificate", "copy of",
                    r"(?<![保验论认查签])证(?=[、，,；;及和与或])")  # a card listed with others: "住院证、身份证…"

@@ -7,6 +7,7 @@ domain's vocabulary. A question's language decides the answer's labels (中文 o
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -45,6 +46,9 @@ _CUES: dict[str, re.Pattern[str]] = {
     "compare": cue_pattern(*cues.COMPARE, *cues.COMPARE_EN, flags=re.IGNORECASE),
     "list": cue_pattern(*cues.LIST, *cues.LIST_EN, flags=re.IGNORECASE),
 }
+# the ways of reaching someone a contact question may name, each with what a sentence giving it carries
+_CONTACT_WAYS = tuple((cue_pattern(*asked, flags=re.IGNORECASE), cue_pattern(*marks)) for asked, marks in (
+    (cues.PHONE_ASKED, cues.PHONE_MARKS), (cues.EMAIL_ASKED, cues.EMAIL_MARKS), (cues.WEB_ASKED, cues.WEB_MARKS)))
 # the kinds tried in this order: the most specific first ("需要带哪些材料" is materials, "哪些人可以申请" conditions,
 # not a list; "材料交到哪里" asks where)
 _ORDER = ("contact", "person", "duties", "authority", "place", "materials", "date", "amount", "reason", "definition",
@@ -285,8 +289,18 @@ def evidence_bonus(need: Need, sentence: str, asked: str = "", heading: str = ""
     headed = max(section_bonus(need, heading), field_bonus(need, sentence, asked))
     if need.kind == "place":
         return max(_place_bonus(sentence, asked), headed)
+    if need.kind == "contact":
+        return NEED_BONUS if any(marks.search(sentence) for marks in _contact_marks(asked)) else headed
     pattern = _EVIDENCE.get(need.kind)
     return NEED_BONUS if pattern is not None and pattern.search(sentence) else headed
+
+
+@functools.lru_cache(maxsize=256)
+def _contact_marks(question: str) -> tuple[re.Pattern[str], ...]:
+    """What a sentence answering a contact question carries: the ways of reaching someone the question names (a
+    phone asked is not answered by a web address), any of them when it names none."""
+    named = tuple(marks for asked, marks in _CONTACT_WAYS if asked.search(question))
+    return named or (_EVIDENCE["contact"],)
 
 
 def section_bonus(need: Need, heading: str) -> float:

@@ -41,6 +41,7 @@ TOP_CHUNK_FLOOR = 0.7  # the top chunk's best sentence leads when it scores this
 BROAD_INTENTS = frozenset({"synthesis", "compare"})
 BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
 BROAD_FLOOR = 0.4
+CARRIER_FLOOR = 0.4  # share of the best score the best sentence giving the contact asked needs when none picked does
 LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one chunk: read up to five of them
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
@@ -149,7 +150,20 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
             continue
         picked.append(item)
     # a lead-in's items, a statement's reason follow it; what the first sentence points back at leads it
+    picked = _with_contact(picked, scored, first) if need == "contact" else picked
     return with_next(picked, scored, need, points_back(question, need))
+
+
+def _with_contact(picked: list[Scored], scored: Sequence[Scored], first: Scored) -> list[Scored]:
+    """Asked how to reach someone, ``picked`` with the best sentence giving the way asked (the phone, e-mail or web
+    address: ``Scored.valued``) second when none of them does and it scores CARRIER_FLOOR of the best: the sentence
+    that gives it in words of its own ("详情请致电…" asked which number to call) is what the asker came for. (A date
+    or an amount so offered was measured worse: a publication date or another figure is carried as often.)"""
+    if not picked or any(p.valued for p in picked):
+        return picked
+    carrier = max((s for s in scored if s.valued and s.score >= first.score * CARRIER_FLOOR), key=ranking_key,
+                  default=None)
+    return picked if carrier is None else [picked[0], carrier, *picked[1:]]
 
 
 def _top(scored: Sequence[Scored], first: Scored) -> list[Scored]:
