@@ -1668,3 +1668,16 @@ def test_asked_which_number_to_call_the_sentence_giving_one_follows_the_first() 
     question = "我们公司想赞助南湖马拉松比赛，可以打哪个电话问？"
     answer = extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
     assert "010-6275 1234" in answer.split("。")[1]
+
+
+def test_asked_a_count_in_its_measure_the_sentence_stating_one_follows_the_first() -> None:
+    """"几个人" is answered by the field line "每队4人", which shares one word of the question: it comes second."""
+    cup = {f"cup#{n}": Chunk(f"cup#{n}", "cup", "校园编程挑战赛", heading, text) for n, heading, text in (
+        (1, "校园编程挑战赛 > 报名", "参赛队伍在完成组队后，需要在报名系统中提交参赛队伍的成员名单。"
+                                "参赛队伍报名截止后不再接受更换。"),
+        (2, "校园编程挑战赛 > 赛制", "参赛队伍将在指定赛场完成八小时的程序设计，赛后由评委对参赛队伍的作品进行评审。"),
+        (3, "校园编程挑战赛 > 队伍", "* 队伍规模：每队4人\n* 指导老师：每队1名"))}
+    context = pack({}, list(cup), [], cup, max_chars=3500)
+    question = "一支参赛队伍要几个人？"
+    answer = extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
+    assert "每队4人" in answer.split("。")[1]

@@ -16,7 +16,7 @@ from datetime import date
 
 from lambdarag.answer.as_of import scores_as_of
 from lambdarag.answer.asked_page import ON_PAGE, asked_pages
-from lambdarag.answer.asked_values import AskedValues
+from lambdarag.answer.asked_values import AskedValues, asked_measure
 from lambdarag.answer.captions import caption_line
 from lambdarag.answer.context import Piece
 from lambdarag.answer.follow_on import points_back, with_next
@@ -150,20 +150,29 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
             continue
         picked.append(item)
     # a lead-in's items, a statement's reason follow it; what the first sentence points back at leads it
-    picked = _with_contact(picked, scored, first) if need == "contact" else picked
+    picked = _with_carrier(picked, scored, first) if _carried_apart(question, need) else picked
     return with_next(picked, scored, need, points_back(question, need))
 
 
-def _with_contact(picked: list[Scored], scored: Sequence[Scored], first: Scored) -> list[Scored]:
-    """Asked how to reach someone, ``picked`` with the best sentence giving the way asked (the phone, e-mail or web
-    address: ``Scored.valued``) second when none of them does and it scores CARRIER_FLOOR of the best: the sentence
-    that gives it in words of its own ("详情请致电…" asked which number to call) is what the asker came for. (A date
-    or an amount so offered was measured worse: a publication date or another figure is carried as often.)"""
-    if not picked or any(p.valued for p in picked):
+def _carried_apart(question: str, need: str) -> bool:
+    """Whether the question asks what one sentence gives whatever its words: how to reach someone, or a count in
+    the measure it names ("几个人", "how many members")."""
+    return need == "contact" or (need == "amount" and bool(asked_measure(question)))
+
+
+def _with_carrier(picked: list[Scored], scored: Sequence[Scored], first: Scored) -> list[Scored]:
+    """``picked`` with the best sentence carrying what is asked (the phone, e-mail or web address asked, a count in
+    the measure asked: ``Scored.valued``) second, when the first does not carry it and it scores CARRIER_FLOOR of
+    the best in the first one's document: a sentence that gives it in words of its own ("详情请致电…" asked which
+    number to call, "* 队伍情况：每组3人" asked how many a team has) is what the asker came for, and fourth the budget
+    may cut it. (A date or any amount so moved was measured worse: a publication date or another figure is carried
+    as often; another document's count is another subject's.)"""
+    if not picked or picked[0].valued:
         return picked
-    carrier = max((s for s in scored if s.valued and s.score >= first.score * CARRIER_FLOOR), key=ranking_key,
-                  default=None)
-    return picked if carrier is None else [picked[0], carrier, *picked[1:]]
+    floor, doc = first.score * CARRIER_FLOOR, picked[0].doc_id
+    carriers = [s for s in scored if s.valued and s.doc_id == doc and s.score >= floor]
+    carrier = max(carriers, key=ranking_key, default=None)
+    return picked if carrier is None else [picked[0], carrier, *(p for p in picked[1:] if p != carrier)]
 
 
 def _top(scored: Sequence[Scored], first: Scored) -> list[Scored]:
