@@ -163,8 +163,8 @@ def _carried_apart(question: str, need: str) -> bool:
 def _with_carrier(picked: list[Scored], scored: Sequence[Scored], first: Scored) -> list[Scored]:
     """``picked`` with the best sentence carrying what is asked (the phone, e-mail or web address asked, a count in
     the measure asked: ``Scored.valued``) second, when the first does not carry it and it scores CARRIER_FLOOR of
-    the best in the first one's document: a sentence that gives it in words of its own ("详情请致电…" asked which
-    number to call, "* 队伍情况：每组3人" asked how many a team has) is what the asker came for, and fourth the budget
+    the best in the first one's document: a sentence that gives it in words of its own ("赞助事宜请致电…" asked which
+    number to call, "* 队伍规模：每队4人" asked how many a team has) is what the asker came for, and fourth the budget
     may cut it. (A date or any amount so moved was measured worse: a publication date or another figure is carried
     as often; another document's count is another subject's.)"""
     if not picked or picked[0].valued:
