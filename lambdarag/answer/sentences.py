@@ -156,7 +156,9 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
 
 def _carried_apart(question: str, need: str) -> bool:
     """Whether the question asks what one sentence gives whatever its words: how to reach someone, or a count in
-    the measure it names ("几个人", "how many members")."""
+    the measure it names ("几个人", "how many members"). (A calendar date asked when was tried too: en14 +1, but the
+    first sentence's own date is often one no rule reads — "崇宁五年", "春节时期" — and six CMRC answers and one of the
+    demo's got another year's sentence second.)"""
     return need == "contact" or (need == "amount" and bool(asked_measure(question)))
 
 
