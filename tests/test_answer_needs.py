@@ -1681,3 +1681,14 @@ def test_asked_a_count_in_its_measure_the_sentence_stating_one_follows_the_first
     question = "一支参赛队伍要几个人？"
     answer = extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
     assert "每队4人" in answer.split("。")[1]
+
+
+def test_asked_how_a_figure_is_computed_the_rate_leads_not_the_steps() -> None:
+    """"怎么算" asks the rate or formula (an amount), not the procedure the process slots hold."""
+    guide = one_doc("租车指南", "租车步骤：1. 在官网预定车辆；2. 去营业点取车；3. 用完之后还车。\n"
+                               "租车价格=基本价格+保险+税。\n- 税：前面几项费用之和的13%。")
+    slots = {"steps": ["在官网预定车辆", "去营业点取车", "用完之后还车"], "sources": {"steps": "doc#1"}}
+    question = "租车的税是怎么算的？"
+    assert question_need(question).kind == "amount"
+    answer = extractive_answer(question, guide, "process", slots, Tokenizer().keywords(question))
+    assert "13%" in answer.split("。")[0]

@@ -48,7 +48,8 @@ DATE_EN = (ASKING_WHEN, r"\bdeadline", r"\bdue (?:date|by)\b", r"\bwhat time\b(?
 
 # 几 asks how many, except after a word that makes it "a few": 这几天, 那几天, 前几天, 好几个, 十几年
 HOW_MANY = r"(?<![这那前好十])几"
-AMOUNT = ("多少", f"{HOW_MANY}[个天年月次位名项]", "多久", "多长", "多大", "比例", "税率")
+AMOUNT = ("多少", f"{HOW_MANY}[个天年月次位名项]", "多久", "多长", "多大", "比例", "税率",
+          r"(?:怎么|如何|怎样)(?:计算|算)")  # how a figure is computed: the rate or formula, not a procedure's steps
 AMOUNT_TABLE = ("金额",)  # the table lookup's addition
 # sentence scoring's additions: a limit or a deadline is answered by a sentence with an amount
 AMOUNT_LIMITS = ("标准", "限额", "上限", "金额", "费用", "时限", "期限")
