@@ -244,7 +244,7 @@ ORIGIN = (rf"(?:哪里|哪儿|什么地方|{ASKS_WHAT}[地处]|哪国|哪个国�
 # "江城人，…", "某朝某地人。", "某县某镇（今某区）人。"
 ORIGIN_MARK = r"[\u4e00-\u9fff]{2,8}(?:[（(][^（()）]{1,12}[）)])?人(?=[，。；,;）)]|$)"
 # a number a phone line is written in: with its area code, a mobile, eight digits, or a local number in two groups
-# ("8801 0120", "8765-4321"; not a span of years or an amount); an e-mail address
+# ("8801 0120", "8765-4321"; not a span of years or an amount); an e-mail address; a web address
 PHONE_MARKS = (r"\d{3,4}[-－—]\d{7,8}", r"(?<!\d)1[3-9]\d{9}(?!\d)", r"\d{8}(?!\d)",
                r"(?<![\d.])(?!(?:19|20)\d\d[-－ ](?:19|20)\d\d)[2-9]\d{2,3}[ \-－]\d{4}(?![\d.%元万年月日号])",
                # a short number after a verb of dialling: an extension or an internal line ("calling 1009", "拨打 8801")

@@ -41,7 +41,7 @@ TOP_CHUNK_FLOOR = 0.7  # the top chunk's best sentence leads when it scores this
 BROAD_INTENTS = frozenset({"synthesis", "compare"})
 BROAD_LIMITS = (5, 1)  # sentences, sentences per chunk: an overview draws on several chunks
 BROAD_FLOOR = 0.4
-CARRIER_FLOOR = 0.4  # share of the best score the best sentence giving the contact asked needs when none picked does
+CARRIER_FLOOR = 0.4  # share of the best score the carrier of what is asked needs to come second (_with_carrier)
 LIST_LIMITS = (5, 5)  # a list question's items sit in several sentences of one chunk: read up to five of them
 CHUNK_WEIGHT = 0.3  # share of a sentence's score that comes from its whole chunk's keyword overlap
 EVIDENCE_PIECES = 16  # sentences are taken from this many top evidence chunks (the fused top-k and the added)
@@ -156,9 +156,9 @@ def best_sentences(question: str, scored: Sequence[Scored], intent: str = "fact"
 
 def _carried_apart(question: str, need: str) -> bool:
     """Whether the question asks what one sentence gives whatever its words: how to reach someone, or a count in
-    the measure it names ("几个人", "how many members"). (A calendar date asked when was tried too: en14 +1, but the
-    first sentence's own date is often one no rule reads — "崇宁五年", "春节时期" — and six CMRC answers and one of the
-    demo's got another year's sentence second.)"""
+    the measure it names ("几个人", "how many members"). Measured worse: any amount (another figure is carried as
+    often) and a date asked when (the first sentence's own date is often one no rule reads — "崇宁五年", "春节时期" —
+    and a publication date or another year's sentence came second)."""
     return need == "contact" or (need == "amount" and bool(asked_measure(question)))
 
 
@@ -167,8 +167,7 @@ def _with_carrier(picked: list[Scored], scored: Sequence[Scored], first: Scored)
     the measure asked: ``Scored.valued``) second, when the first does not carry it and it scores CARRIER_FLOOR of
     the best in the first one's document: a sentence that gives it in words of its own ("赞助事宜请致电…" asked which
     number to call, "* 队伍规模：每队4人" asked how many a team has) is what the asker came for, and fourth the budget
-    may cut it. (A date or any amount so moved was measured worse: a publication date or another figure is carried
-    as often; another document's count is another subject's.)"""
+    may cut it. Another document's count is another subject's."""
     if not picked or picked[0].valued:
         return picked
     floor, doc = first.score * CARRIER_FLOOR, picked[0].doc_id
@@ -241,7 +240,7 @@ def scored_sentences(question: str, pieces: Sequence[Piece], keywords: Sequence[
     """Every candidate sentence of the top evidence pieces with its score (read as of ``as_of``, when given)."""
     wanted = question_grams(question)
     evidence = evidence_pieces(pieces)
-    unsaid_under = Unsaid.reader(question, keywords, [piece.text for piece in evidence])  # by the chunk's heading
+    unsaid_under = Unsaid.reader(question, keywords, [piece.text for piece in evidence])  # per chunk heading
     asked, need = AskedValues.of(question, intent), question_need(question)
     out: list[Scored] = []
     seen: set[str] = set()
