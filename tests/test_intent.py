@@ -146,3 +146,16 @@ def test_an_english_when_asks_a_time_only_where_it_opens_a_clause(question: str,
     scores, _ = score_intents(question, INTENTS)
     assert (scores["temporal"] > 0) is asks
     assert (question_need(question).kind == "date") is asks
+
+
+@pytest.mark.parametrize(("question", "compares"), [
+    ("比较本科生和研究生的培养方式。", True),  # the verb, opening the question
+    ("本科和研究生比较，哪个学费高？", True),  # closing the comparison 和 opened
+    ("请比较一下两种报销方式", True),
+    ("图书馆什么时候去人比较少？", False),  # the adverb "rather"
+    ("这种鸟比较喜欢在哪里筑巢？", False),
+])
+def test_bijiao_compares_only_as_the_verb(question: str, compares: bool) -> None:
+    _, matched = score_intents(question, INTENTS)
+    assert ("比较" in matched.get("compare", [])) is compares
+    assert (question_need(question).kind == "compare") is compares

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from lambdarag.text.english import ASKING_WHEN
-from lambdarag.text.patterns import CURRENCY
+from lambdarag.text.patterns import COMPARE_VERB, CURRENCY
 
 
 def cue_pattern(*cues: str, flags: int = 0) -> re.Pattern[str]:
@@ -103,7 +103,7 @@ DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前�
 STEPS = ("流程", "步骤", "程序", "手续(?!费)", "怎么办",
          r"(?:怎么|如何|怎样)(?:办理|申请|申报|报名|提交|提取|缴纳|注册|登记|预约|做|操作)")
 STEPS_EN = (r"\bhow (?:do|can|should|to)\b", r"\bsteps?\b", r"\bprocedure\b", r"\bprocess\b")
-COMPARE = ("区别", "不同", "差异", "相比", "比较", "对比", "异同", "哪个更", "变化")
+COMPARE = ("区别", "不同", "差异", "相比", COMPARE_VERB, "对比", "异同", "哪个更", "变化")  # not the adverb 比较
 COMPARE_EN = (r"\bdifferen", r"\bcompar", r"\bversus\b", r"\bvs\.?\s", r"\bchange[ds]?\b.*\bbetween\b")
 LIST = ("哪些", "哪几", "有什么", "包括什么", "包括哪", "几种", "几类")
 LIST_EN = (r"\bwhich\b", r"\bwhat are\b", r"\blist\b")

@@ -16,6 +16,7 @@ from lambdarag.config.schema import INTENT_NAMES, IntentsConfig
 from lambdarag.errors import ServiceError
 from lambdarag.models.llm import LLMClient
 from lambdarag.text.english import asks_when
+from lambdarag.text.patterns import compares
 from lambdarag.text.tokenizer import normalize
 
 LABELS = {
@@ -98,6 +99,8 @@ def score_intents(question: str, intents: IntentsConfig) -> tuple[dict[str, floa
     for m in find_matches(text, list(table)):
         if m.keyword == "when" and not asks_when(text, m.start):
             continue  # "What happens when…": a condition, not a time asked
+        if m.keyword == "比较" and not compares(text, m.start):
+            continue  # "什么时候去人比较少": the adverb "rather", not a comparison asked
         for name, weight in table[m.keyword].items():
             if m.keyword not in matched[name]:
                 matched[name].append(m.keyword)

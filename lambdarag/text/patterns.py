@@ -74,3 +74,15 @@ CITED_TITLE = re.compile(bracketed_title(2, 60))
 # A Chinese question asking where in words whose noun names nothing of its topic: "马纳瓜在什么地方" asks where, and
 # its 地方 is no keyword to search or match by (elsewhere 地方 is content: 地方政府, 地方标准).
 WHERE_FRAME = re.compile(r"(?:什么|哪个|哪一个|哪些|何种)地方")
+
+# 比较 as the verb "compare": opening its clause ("比较A和B的…"), before 一下, 起来 or a demonstrative ("比较这两种"),
+# or closing a comparison that 和/与/跟/同 opened ("A和B比较，…"). Elsewhere it is the degree adverb "rather" ("人比较
+# 少", "在哪里比较流行"), which compares nothing.
+COMPARE_VERB = (r"(?:^|(?<=[，,。？?；;：:\s]))比较|比较(?=一下|起来|这|那|两|各|其|$|[，,。？?])"
+                r"|(?<=[和与跟同])[^，,。？?]{1,20}比较")
+_COMPARE_VERB_RE = re.compile(COMPARE_VERB)
+
+
+def compares(text: str, at: int) -> bool:
+    """Whether the 比较 at ``at`` in ``text`` is the verb "compare" (``COMPARE_VERB``), not the adverb."""
+    return any(m.end() == at + len("比较") for m in _COMPARE_VERB_RE.finditer(text))
