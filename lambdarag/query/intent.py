@@ -100,7 +100,7 @@ def score_intents(question: str, intents: IntentsConfig) -> tuple[dict[str, floa
         if m.keyword == "when" and not asks_when(text, m.start):
             continue  # "What happens when…": a condition, not a time asked
         if m.keyword == "比较" and not compares(text, m.start):
-            continue  # "什么时候去人比较少": the adverb "rather", not a comparison asked
+            continue  # "哪天去比较方便": the adverb "rather", not a comparison asked
         for name, weight in table[m.keyword].items():
             if m.keyword not in matched[name]:
                 matched[name].append(m.keyword)

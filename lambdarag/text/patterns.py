@@ -76,8 +76,8 @@ CITED_TITLE = re.compile(bracketed_title(2, 60))
 WHERE_FRAME = re.compile(r"(?:什么|哪个|哪一个|哪些|何种)地方")
 
 # 比较 as the verb "compare": opening its clause ("比较A和B的…"), before 一下, 起来 or a demonstrative ("比较这两种"),
-# or closing a comparison that 和/与/跟/同 opened ("A和B比较，…"). Elsewhere it is the degree adverb "rather" ("人比较
-# 少", "在哪里比较流行"), which compares nothing.
+# or closing a comparison that 和/与/跟/同 opened ("A和B比较，…"). Elsewhere it is the degree adverb "rather" ("周末
+# 去比较方便", "这种茶比较苦"), which compares nothing.
 COMPARE_VERB = (r"(?:^|(?<=[，,。？?；;：:\s]))比较|比较(?=一下|起来|这|那|两|各|其|$|[，,。？?])"
                 r"|(?<=[和与跟同])[^，,。？?]{1,20}比较")
 _COMPARE_VERB_RE = re.compile(COMPARE_VERB)
