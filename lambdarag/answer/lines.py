@@ -103,8 +103,8 @@ def unwrapped_lines(body: str) -> list[str]:
 
 
 def labelled_items(lines: Sequence[str]) -> list[str]:
-    """A list item naming a field ("* 队伍情况", "- Team size") whose one sub-item, indented under it, is its value
-    ("  * 每组3人") as one item "* 队伍情况：每组3人": the nesting said whose value it is, and the lines lose it when
+    """A list item naming a field ("* 队伍规模", "- Team size") whose one sub-item, indented under it, is its value
+    ("  * 每队4人") as one item "* 队伍规模：每队4人": the nesting said whose value it is, and the lines lose it when
     they are read without their indentation. A label with several sub-items leads a list, which is left as it is."""
     out: list[str] = []
     i = 0
