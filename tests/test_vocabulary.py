@@ -133,12 +133,13 @@ def test_each_consumer_keeps_its_cue_set() -> None:
     price += (r"|\b(?:what|which) (?:size|age|height|length|width|depth|weight|diameter|temperature|speed|distance)\b"
               r"|\bhow (?:big|large|old|tall|high|wide|deep|heavy|fast)\b"
               r"|\bwhat(?:'s| is| are) the (?:most|least|max(?:imum)?|min(?:imum)?)\b")
+    computed = "(?:怎么|如何|怎样)(?:计算|算)"  # how a figure is computed asks the figure (bb53f68)
     assert table_lookup.AMOUNT_WORDS.pattern == (
-        f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|金额|how (?:much|many|long|often|soon)"
-        f"|{price}")
+        f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|{computed}|金额"
+        f"|how (?:much|many|long|often|soon)|{price}")
     lead_time = r"\bhow (?:far|long|many days|much time) (?:ahead|in advance|beforehand)\b"  # a lead time (b9dfecb)
     assert asked_values.AMOUNT_QUESTION.pattern == (
-        f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|标准|限额|上限|金额|费用|时限|期限"
+        f"多少|(?<![这那前好十])几[个天年月次位名项]|多久|多长|多大|比例|税率|{computed}|标准|限额|上限|金额|费用|时限|期限"
         f"|how (?:much|many|long|often|soon)"  # a period asked; how soon (bc1140f)
         f"|{price}|{lead_time}")
     most_en = r"\b(?:highest|largest|biggest|greatest|longest|most)\b"
