@@ -122,8 +122,10 @@ def pack_context(slots: dict[str, Any], retrieval: Retrieval, kb: KnowledgeBase,
 def included_nearness(retrieval: Retrieval, kb: KnowledgeBase, included: Sequence[str]) -> dict[str, float]:
     """The included chunks' sentences -> their cosine with the question as the dense channel embedded it (its
     cached vector: no second embedding); empty without sentence vectors or when the dense channel did not run."""
-    query = question_vector(kb, retrieval.runs.get(DENSE_CHANNEL)) if kb.sentences is not None else None
-    if kb.sentences is None or query is None:
+    if kb.sentences is None:
+        return {}
+    query = question_vector(kb, retrieval.runs.get(DENSE_CHANNEL))
+    if query is None:
         return {}
     return kb.sentences.nearness({cid: chunk_sentences(kb.chunks[cid].text) for cid in included if cid in kb.chunks},
                                  query)

@@ -158,8 +158,10 @@ class KnowledgeBase:
         decide)."""
         background = self.sentences.background if self.sentences is not None else None
         fence = background.fence(english) if background is not None else None
-        top = self.sentences.best(chunk_ids, query) if self.sentences is not None and query is not None else None
-        return (top, fence) if top is not None and fence is not None else None
+        if self.sentences is None or fence is None or query is None:
+            return None  # no sentence scanned where no fence would read it
+        top = self.sentences.best(chunk_ids, query)
+        return (top, fence) if top is not None else None
 
     def health(self) -> dict[str, Any]:
         """Per channel "loaded" or its error, the LLM and reranker states, the chunk count; ok = some channel can
