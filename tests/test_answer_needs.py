@@ -55,7 +55,19 @@ def one_doc(title: str, text: str, chunk_id: str = "doc#1") -> Any:
 
 def answered(question: str, title: str, text: str) -> str:
     """The extractive answer to ``question`` from one document, with the question's own keywords."""
-    return extractive_answer(question, one_doc(title, text), "fact", {}, Tokenizer().keywords(question))
+    return answered_in(question, one_doc(title, text))
+
+
+def chunked(doc: str, title: str, sections: list[tuple[str, str]]) -> Any:
+    """The packed context of one document's chunks, one per (heading, text), in that order."""
+    chunks = {f"{doc}#{n}": Chunk(f"{doc}#{n}", doc, title, heading, text)
+              for n, (heading, text) in enumerate(sections, 1)}
+    return pack({}, list(chunks), [], chunks, max_chars=3500)
+
+
+def answered_in(question: str, context: Any) -> str:
+    """The extractive answer to ``question`` from a packed ``context``, with the question's own keywords."""
+    return extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -1658,29 +1670,24 @@ def test_a_contact_question_naming_the_way_is_answered_that_way() -> None:
 def test_asked_which_number_to_call_the_sentence_giving_one_follows_the_first() -> None:
     """The phone sentence shares few of the question's words ("致电" for 电话) and scores under the answer's floor:
     it is offered second when no sentence picked gives a way of reaching anyone."""
-    race = {f"race#{n}": Chunk(f"race#{n}", "race", "南湖马拉松", heading, text) for n, heading, text in (
-        (1, "南湖马拉松 > 报名", "南湖马拉松的报名在官方网站进行，公司团队报名的选手可以统一领取比赛装备。"
-                              "南湖马拉松每年吸引上万名选手参加比赛。"),
-        (2, "南湖马拉松 > 赞助", "南湖马拉松比赛的赞助公司可以在比赛现场展示品牌，"
-                              "赞助公司名单在南湖马拉松比赛前一周公布。"),
-        (3, "附录", "赞助事宜请致电010-6275 1234。"))}
-    context = pack({}, list(race), [], race, max_chars=3500)
-    question = "我们公司想赞助南湖马拉松比赛，可以打哪个电话问？"
-    answer = extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
+    race = chunked("race", "南湖马拉松", [
+        ("南湖马拉松 > 报名", "南湖马拉松的报名在官方网站进行，公司团队报名的选手可以统一领取比赛装备。"
+                          "南湖马拉松每年吸引上万名选手参加比赛。"),
+        ("南湖马拉松 > 赞助", "南湖马拉松比赛的赞助公司可以在比赛现场展示品牌，"
+                          "赞助公司名单在南湖马拉松比赛前一周公布。"),
+        ("附录", "赞助事宜请致电010-6275 1234。")])
+    answer = answered_in("我们公司想赞助南湖马拉松比赛，可以打哪个电话问？", race)
     assert "010-6275 1234" in answer.split("。")[1]
 
 
 def test_asked_a_count_in_its_measure_the_sentence_stating_one_follows_the_first() -> None:
     """"几个人" is answered by the field line "每队4人", which shares one word of the question: it comes second."""
-    cup = {f"cup#{n}": Chunk(f"cup#{n}", "cup", "校园编程挑战赛", heading, text) for n, heading, text in (
-        (1, "校园编程挑战赛 > 报名", "参赛队伍在完成组队后，需要在报名系统中提交参赛队伍的成员名单。"
-                                "参赛队伍报名截止后不再接受更换。"),
-        (2, "校园编程挑战赛 > 赛制", "参赛队伍将在指定赛场完成八小时的程序设计，赛后由评委对参赛队伍的作品进行评审。"),
-        (3, "校园编程挑战赛 > 队伍", "* 队伍规模：每队4人\n* 指导老师：每队1名"))}
-    context = pack({}, list(cup), [], cup, max_chars=3500)
-    question = "一支参赛队伍要几个人？"
-    answer = extractive_answer(question, context, "fact", {}, Tokenizer().keywords(question))
-    assert "每队4人" in answer.split("。")[1]
+    cup = chunked("cup", "校园编程挑战赛", [
+        ("校园编程挑战赛 > 报名", "参赛队伍在完成组队后，需要在报名系统中提交参赛队伍的成员名单。"
+                            "参赛队伍报名截止后不再接受更换。"),
+        ("校园编程挑战赛 > 赛制", "参赛队伍将在指定赛场完成八小时的程序设计，赛后由评委对参赛队伍的作品进行评审。"),
+        ("校园编程挑战赛 > 队伍", "* 队伍规模：每队4人\n* 指导老师：每队1名")])
+    assert "每队4人" in answered_in("一支参赛队伍要几个人？", cup).split("。")[1]
 
 
 def test_asked_how_a_figure_is_computed_the_rate_leads_not_the_steps() -> None:
