@@ -87,6 +87,9 @@ def answered_in(question: str, context: Any) -> str:
     ("What is the treasurer responsible for?", "duties"),
     ("财务处的电话是多少？", "contact"),
     ("财务大厅在哪里？", "place"),
+    ("这座桥在哪一年建成？", "date"),  # 在哪 before a word of time asks when
+    ("新馆在哪天开放？", "date"),
+    ("这本书在哪个城市出版？", "place"),
     ("这位运动员是哪国人？", "place"),
     ("为什么要提交情况说明？", "reason"),
     ("这种方法又被称为什么？", "definition"),  # 称为什么 asks for a name, not why
