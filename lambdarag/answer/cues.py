@@ -98,7 +98,8 @@ CONTACT = ("电话", "邮箱", "联系", "找谁", "咨询谁", "谁负责", "�
 CONTACT_EN = (r"\bcontact\b", r"(?<!\bmy )(?<!\bour )\b(?:phone|e-?mail)\b",
               r"\b(?:url|web address)\b", r"\bwhat(?:'s| is) (?:the |their |its |your )?(?:official )?website\b")
 # "在哪一年" asks when: 在哪 before a word of time is no place
-PLACE = ("在哪(?!一?(?:年|天|日|月|个月|个时候|时|段时|届|季))", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口", f"{ASKS_WHAT}处", "哪国", "哪个国家")
+PLACE = ("在哪(?!一?(?:年|天|日|月|个月|个时候|时|段时|届|季))", "哪里", "哪儿", "什么地方", "地点", "地址", "哪个窗口",
+         f"{ASKS_WHAT}处", "哪国", "哪个国家")
 PLACE_EN = (r"\bwhere\b",)
 DEADLINE = ("期限", "时限", "最晚", "多久之内", "几天内", "之前完成")
 STEPS = ("流程", "步骤", "程序", "手续(?!费)", "怎么办",
