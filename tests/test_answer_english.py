@@ -491,6 +491,26 @@ def test_a_hyphenated_word_of_the_evidence_says_the_question_word_written_whole(
     assert answer.startswith("No[2]. However, you will not receive an e-mail"), answer
 
 
+def test_a_phrasal_verb_is_the_noun_written_as_one_word() -> None:
+    from lambdarag.answer.rarity import holds
+    from lambdarag.text.english import phrasal_forms
+
+    # the question's verb finds the evidence's compound noun, and the question's noun its phrasal verb
+    assert holds("for each subsequent lockout you will need to call the desk", "locked", lambda: frozenset(
+        phrasal_forms("for each subsequent lockout you will need to call the desk")))
+    assert {"lockout", "signup"} <= phrasal_forms("If you lock yourself out, sign-up for a slot")
+    assert "cut" in phrasal_forms("The cutoff is noon") and "setup" in phrasal_forms("we set up the room")
+    # "in" ends too many words that are no compound; a head of two letters is none either (about)
+    assert phrasal_forms("begin in the cabin") == frozenset() and phrasal_forms("about") == frozenset()
+    chunks = {f"dorm#{i}": Chunk(f"dorm#{i}", "dorm", "Dorm", "Dorm > Policies", text) for i, text in enumerate((
+        "Please do not leave your room key in the lounge. Quiet hours start at 10 pm in your room.",
+        "For each lockout after the second, call the housing desk to open your door."), start=1)}
+    p = pack({}, list(chunks), [], chunks, max_chars=3500)
+    answer = extractive_answer("I locked myself out of my room. Who do I call?", p, "fact", {},
+                               ["locked", "out", "room", "call"])
+    assert answer.startswith("For each lockout after the second, call the housing desk"), answer
+
+
 def test_a_step_naming_what_is_asked_states_no_rule_for_a_yes_or_no() -> None:
     p = handbook("Journal changes > Title changes", "Send us the old title and the date of the change. Log into your "
                  "account and go to your publisher dashboard. The review takes about two weeks.")

@@ -34,6 +34,13 @@ _PART_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _DIGITS_RE = re.compile(r"\d+")
 _NUMBER_RE = re.compile(_NUM)
 _SPACE_RE = re.compile(r"\s+")
+# a phrasal verb's particle, ending its compound noun too (phrasal_forms)
+_PARTICLES = "out|up|off|down|over|back"
+_PARTICLE_END_RE = re.compile(rf"(?:{_PARTICLES})\b", re.IGNORECASE)
+_COMPOUND_RE = re.compile(rf"\b([a-z]{{3,}}?)(?:{_PARTICLES})\b")  # lockout, signup, cutoff (lower-cased text)
+# locked out, sign-up, "lock yourself out"
+_OBJECT = r"(?:yourself|myself|themselves|himself|herself|it|them|you|me|him|her|us)"
+_PHRASAL_RE = re.compile(rf"\b([a-z]{{2,}})(?:\s+{_OBJECT})?[ -]({_PARTICLES})\b")
 # Upper-case 2-5 letter words; one letter is left out because the only single-letter stopwords are
 # "a" and "i", which start sentences, and every other letter is kept by the ordinary rule anyway.
 _TICKER_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
@@ -77,9 +84,23 @@ def stem(word: str) -> str:
 
 def word_stems(text: str) -> frozenset[str]:
     """The stems of a text's English words, case-folded ("Hotel rates" -> hotel, rate), a hyphenated word's also
-    written whole ("e-mail" -> e, mail, email; "co-workers" -> co, worker, cowork)."""
+    written whole ("e-mail" -> e, mail, email; "co-workers" -> co, worker, cowork), and a phrasal verb's both ways
+    (``phrasal_forms``: "lockout" -> lock, "locked out" -> lockout)."""
     words = [*_LATIN_WORD_RE.findall(text), *(m.replace("-", "") for m in _HYPHENATED_RE.findall(text))]
-    return frozenset(stem(word.lower()) for word in words)
+    return frozenset(stem(word.lower()) for word in words) | phrasal_forms(text)
+
+
+def phrasal_forms(text: str) -> frozenset[str]:
+    """A phrasal verb and the noun written as one word are one thing ("locked out" / "a lockout", "sign up" /
+    "signup", "cut off" / "the cutoff"): the stem of a compound's verb ("lockout" -> lock) and the compound of a verb
+    and its particle ("locked out" -> lockout). "in" is left out: "-in" ends too many words that are none
+    (begin, cabin)."""
+    if not _PARTICLE_END_RE.search(text):
+        return frozenset()
+    lowered = text.lower()
+    heads = {stem(m.group(1)) for m in _COMPOUND_RE.finditer(lowered)}
+    joined = {stem(m.group(1)) + m.group(2) for m in _PHRASAL_RE.finditer(lowered)}
+    return frozenset(heads | joined)
 
 
 def ticker_starts(nfkc: str) -> frozenset[int]:
