@@ -522,6 +522,19 @@ def test_a_step_naming_what_is_asked_states_no_rule_for_a_yes_or_no() -> None:
     assert answer.startswith("Not stated"), answer
 
 
+def test_the_occasion_told_after_what_a_yes_no_asks_is_not_what_it_asks() -> None:
+    from lambdarag.answer.needs import asked_object, asked_words
+
+    question = "Can I leave my student card as the deposit when I take out a bike?"
+    assert asked_words(question) == ["leav", "student", "card", "deposit"]
+    assert asked_object(question) == {"card", "deposit"}
+    assert asked_words("Can I renew it when the library is closed?") == ["renew", "librari", "close"]  # one word left
+    p = handbook("Bikes > Loans", "Student cards are not accepted. Every bike must be returned by six in the evening "
+                 "to the rental desk, where the staff check the lights and the brakes of each bike you take out.")
+    answer = extractive_answer(question, p, "fact", {}, ["leave", "student", "card", "deposit", "take", "out", "bike"])
+    assert answer.startswith("No[1]. Student cards are not accepted"), answer
+
+
 def test_a_purpose_told_after_what_a_yes_no_asks_is_not_what_it_asks() -> None:
     from lambdarag.answer.needs import asked_object, asked_words
 

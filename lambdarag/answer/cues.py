@@ -136,8 +136,10 @@ YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "h
              "will", "would", "may", "must", "am", "shall")
 # a purpose or reason told after what an English question asks ("…its own private queue so our jobs never wait?"):
 # the words asked end before it
-PURPOSE_EN = (r"\bso(?: that)?\s+(?=(?:i|we|you|he|she|it|they|my|our|your|his|her|its|their|the)\b)",
-              r"\bin order to\b", r"\bbecause\b")
+_SUBJECT_EN = r"(?=(?:i|we|you|he|she|it|they|my|our|your|his|her|its|their|the)\b)"
+# what a yes/no question's asked clause is told for, or on what occasion ("…as the deposit when I take out a bike?")
+PURPOSE_EN = (rf"\bso(?: that)?\s+{_SUBJECT_EN}", r"\bin order to\b", r"\bbecause\b",
+              rf"\b(?:when|whenever|while)\s+{_SUBJECT_EN}")
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", f"{HOW_MANY}[个天年月次位名项种]",
                  "谁", f"{ASKS_WHAT}时", "还是", r"\bor\b")
 # a yes/no question asking whether one pays, and a clause saying the thing is free (answer/opposites.py)
