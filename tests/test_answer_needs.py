@@ -406,6 +406,19 @@ def test_a_who_answer_names_someone_next_to_the_role_asked() -> None:
     assert "陈晓东" in first_sentence(extractive_answer(question, p, "person", {}, ["图书馆", "馆长"]))
 
 
+def test_a_foreign_name_written_with_a_middle_dot_is_one_person() -> None:
+    from lambdarag.text.people import person_names
+
+    assert person_names("主演为莱昂纳多·迪卡普里奥和凯特·温斯莱特。")[:2] == ("莱昂纳多·迪卡普里奥", "凯特·温斯莱特")
+    assert person_names("约翰·菲茨杰拉德·肯尼迪，美国第35任总统。")[0] == "约翰·菲茨杰拉德·肯尼迪"
+    assert not any("·" in n for n in person_names("·开头，甲·。"))  # a dot no part follows joins nothing
+    # the spouse asked is named next to the role even where the tagger reads her name in pieces ("杜邦" is asked)
+    question = "雅克·杜邦的妻子是谁？"
+    need = question_need(question)
+    assert evidence_bonus(need, "2005年，杜邦遇上车祸，妻子苏珊·杜邦不幸身亡。", question) > evidence_bonus(
+        need, "雅克·杜邦与总理罗卡尔共事多年。", question) > 0
+
+
 def test_one_page_may_give_every_sentence_of_the_answer() -> None:
     # the third best sentence answers; it is on the same page as the two before it, and the budget has room
     p = one_doc("林小雨", "林小雨出身于某省某市，某高级中学毕业。林小雨高中毕业后，入读某市的艺术专门学校。"
