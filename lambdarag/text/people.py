@@ -1,4 +1,5 @@
-"""People's names in Chinese text, from the segmenter's part-of-speech tags (nr: a person's name).
+"""People's names in Chinese text, from the segmenter's part-of-speech tags (nr: a person's name); a foreign name
+written with a middle dot ("苏珊·史密斯") whole, from the parts the tagger reads around the dot.
 
 What a "谁 / who" question is answered by: a sentence naming someone. rjieba tags with the same dictionary and
 HMM as jieba (about 0.3 ms a sentence); pure-Python jieba's posseg is the fallback where no wheel exists.
@@ -14,6 +15,9 @@ from lambdarag.text.tokenizer import has_cjk
 
 PERSON_TAGS = ("nr",)  # nr, nrfg (a full name), nrt (a transliterated one)
 MIN_NAME_CHARS = 2  # a one-character "name" is a surname or a mis-tag
+DOTS = frozenset("·・•‧")  # what joins the parts of a foreign name as Chinese writes it ("苏珊·史密斯")
+NAME_PART_TAGS = ("nr", "ns", "nz")  # the tags a part of such a name gets (a transliteration reads as a place too)
+FRAGMENT_TAGS = frozenset({"a", "n", "ng"})  # and a single character of one ("波塔斯基": 波塔斯 / 基)
 
 Tagger = Callable[[str], list[tuple[str, str]]]
 
@@ -29,11 +33,6 @@ def _tagger() -> Tagger:
         jieba.setLogLevel(logging.WARNING)
         return lambda text: [(p.word, p.flag) for p in jieba.posseg.cut(text)]
     return rjieba.tag
-
-
-DOTS = frozenset("·・•‧")  # what joins the parts of a foreign name as Chinese writes it ("苏珊·史密斯")
-NAME_PART_TAGS = ("nr", "ns", "nz")  # the tags a part of such a name gets (a transliteration reads as a place too)
-FRAGMENT_TAGS = frozenset({"a", "n", "ng"})  # and a single character of one ("波塔斯基": 波塔斯 / 基)
 
 
 @functools.lru_cache(maxsize=8192)
