@@ -493,11 +493,11 @@ def test_a_hyphenated_word_of_the_evidence_says_the_question_word_written_whole(
 
 def test_a_phrasal_verb_is_the_noun_written_as_one_word() -> None:
     from lambdarag.answer.rarity import holds
-    from lambdarag.text.english import phrasal_forms
+    from lambdarag.text.english import phrasal_forms, word_stems
 
     # the question's verb finds the evidence's compound noun, and the question's noun its phrasal verb
-    assert holds("for each subsequent lockout you will need to call the desk", "locked", lambda: frozenset(
-        phrasal_forms("for each subsequent lockout you will need to call the desk")))
+    evidence = "after a second lockout you will need to call the desk"
+    assert holds(evidence, "locked", lambda: word_stems(evidence)) and not holds(evidence, "locked")
     assert {"lockout", "signup"} <= phrasal_forms("If you lock yourself out, sign-up for a slot")
     assert "cut" in phrasal_forms("The cutoff is noon") and "setup" in phrasal_forms("we set up the room")
     # "in" ends too many words that are no compound; a head of two letters is none either (about)
@@ -525,14 +525,14 @@ def test_a_step_naming_what_is_asked_states_no_rule_for_a_yes_or_no() -> None:
 def test_the_occasion_told_after_what_a_yes_no_asks_is_not_what_it_asks() -> None:
     from lambdarag.answer.needs import asked_object, asked_words
 
-    question = "Can I leave my student card as the deposit when I take out a bike?"
-    assert asked_words(question) == ["leav", "student", "card", "deposit"]
+    question = "Can I leave my library card as the deposit when I take out a kayak?"
+    assert asked_words(question) == ["leav", "librari", "card", "deposit"]
     assert asked_object(question) == {"card", "deposit"}
     assert asked_words("Can I renew it when the library is closed?") == ["renew", "librari", "close"]  # one word left
-    p = handbook("Bikes > Loans", "Student cards are not accepted. Every bike must be returned by six in the evening "
-                 "to the rental desk, where the staff check the lights and the brakes of each bike you take out.")
-    answer = extractive_answer(question, p, "fact", {}, ["leave", "student", "card", "deposit", "take", "out", "bike"])
-    assert answer.startswith("No[1]. Student cards are not accepted"), answer
+    p = handbook("Kayaks > Loans", "Library cards are not accepted. Every kayak must be returned by six in the evening "
+                 "to the boat house, where the staff check the hull and the paddles of each kayak you take out.")
+    answer = extractive_answer(question, p, "fact", {}, ["leave", "library", "card", "deposit", "take", "out", "kayak"])
+    assert answer.startswith("No[1]. Library cards are not accepted"), answer
 
 
 def test_a_purpose_told_after_what_a_yes_no_asks_is_not_what_it_asks() -> None:

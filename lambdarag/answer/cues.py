@@ -137,7 +137,7 @@ YES_NO_EN = ("is", "are", "was", "were", "can", "could", "does", "do", "did", "h
 # a purpose or reason told after what an English question asks ("…its own private queue so our jobs never wait?"):
 # the words asked end before it
 _SUBJECT_EN = r"(?=(?:i|we|you|he|she|it|they|my|our|your|his|her|its|their|the)\b)"
-# what a yes/no question's asked clause is told for, or on what occasion ("…as the deposit when I take out a bike?")
+# what a yes/no question's asked clause is told for, or on what occasion ("Can I park in the staff lot when I visit?")
 PURPOSE_EN = (rf"\bso(?: that)?\s+{_SUBJECT_EN}", r"\bin order to\b", r"\bbecause\b",
               rf"\b(?:when|whenever|while)\s+{_SUBJECT_EN}")
 OPEN_QUESTION = ("哪些", "哪个", "哪里", "哪儿", "什么", "怎么", "如何", "多少", f"{HOW_MANY}[个天年月次位名项种]",
